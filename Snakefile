@@ -1,0 +1,29 @@
+# One-command reproduction of four results on what transformer attention can express.
+# Run it with `make` (see README.md); the config is validated before any job runs.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/hardmax_vs_softmax.smk"
+include: "workflow/rules/claims.smk"
+
+
+report: "workflow/report/workflow.rst"
+
+
+rule all:
+    """Every figure, table and claim of every stage."""
+    input:
+        [path for outputs in STAGE_OUTPUTS.values() for path in outputs],
+        "results/claims.csv",
+    default_target: True
+
+
+onsuccess:
+    if Path("results/claims.csv").is_file():
+        shell("tail -n 1 logs/claims/all.log")

@@ -1,0 +1,1 @@
+"""Expressivity of attention: the mathematics behind the reproduction."""

@@ -1,0 +1,63 @@
+"""Tables on disk: atomic CSV writes and reads that fail loudly on corrupt input.
+
+A compute job writes its table to a temporary file in the same directory and renames it into place,
+so a killed job never leaves a half-written CSV that looks complete. A consuming job reads with
+``read_table``, which names the file when it is missing, empty, truncated or lacks a column.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+
+class TableError(ValueError):
+    """A CSV that a job consumes is missing, empty, truncated or malformed."""
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``df`` as CSV to ``path`` atomically (temp file in the same directory, then rename).
+
+    Floats are written with 17 significant digits, so reading the file back gives the same doubles,
+    and the same frame always gives the same bytes.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            df.to_csv(handle, index=False, float_format="%.17g", lineterminator="\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_table(path: str | os.PathLike, columns: Iterable[str] = ()) -> pd.DataFrame:
+    """Read a CSV written by ``write_table``; raise ``TableError`` naming the file if it is unusable.
+
+    A table is unusable when it cannot be parsed, has no rows, lacks one of ``columns``, or ends
+    without a final newline (a truncated write).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TableError(f"{path}: table is missing")
+    raw = path.read_bytes()
+    if not raw.endswith(b"\n"):
+        raise TableError(f"{path}: table is truncated (no final newline); rerun the job that writes it")
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise TableError(f"{path}: table cannot be parsed ({err}); rerun the job that writes it") from err
+    if df.empty:
+        raise TableError(f"{path}: table has no rows")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise TableError(f"{path}: table lacks column(s) {', '.join(missing)}")
+    return df
