@@ -10,6 +10,10 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/hardmax_vs_softmax.smk"
+include: "workflow/rules/sparse_approximation.smk"
+include: "workflow/rules/memorization.smk"
+include: "workflow/rules/universal_approximation.smk"
+include: "workflow/rules/trained_models.smk"
 include: "workflow/rules/claims.smk"
 
 

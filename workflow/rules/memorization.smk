@@ -1,0 +1,1 @@
+# Stage: memorization (rules to be written by the stage's issue).

@@ -1,0 +1,1 @@
+# Stage: sparse_approximation (rules to be written by the stage's issue).
