@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 reproduce: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) $(ARGS)
+	$(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
 	@$(MAKE) --no-print-directory report
 
 # The report is rebuilt only when a figure or table is newer than it.

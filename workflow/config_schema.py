@@ -125,7 +125,7 @@ def _relations(node, sub: dict, path: list) -> list[str]:
             problems.append(f"key {where}: got {value!r}; allowed: at most "
                             f"{_key([*path, other])} = {node[other]!r}")
         if prop.get("x-increasing") and isinstance(value, list):
-            if any(not b > a for a, b in zip(value, value[1:])):
+            if any(not b > a for a, b in zip(value, value[1:], strict=False)):
                 problems.append(f"key {where}: got {value!r}; allowed: a strictly increasing list")
         if prop.get("type") == "object":
             problems += _relations(value, prop, [*path, key])

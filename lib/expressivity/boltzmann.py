@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 
 from expressivity.attention import Head, attention_weights, boltz, boltz_mp
+from expressivity.rng import generator
 
 EPS = np.finfo(float).eps
 
@@ -157,3 +158,38 @@ def check_vector(
         "rank1_tolerance": rank1_tol,
         "precision": max(used, key=lambda s: (s != "float64", s)),
     }
+
+
+def check_vectors(
+    root_seed: int,
+    first: int,
+    last: int,
+    size_min: int,
+    size_max: int,
+    scale_max: float,
+    tie_fraction: float,
+    spreads: list[float],
+    mp_dps: int,
+) -> list[dict[str, object]]:
+    """Rows of ``check_vector`` for vectors ``first .. last - 1``; vector ``i`` has its own stream,
+    so the rows do not depend on how the range is split into jobs."""
+    rows = []
+    for i in range(first, last):
+        rng = generator(root_seed, "hardmax_vs_softmax.boltzmann", vector=i)
+        a = random_vector(rng, size_min, size_max, scale_max, tie_fraction)
+        rows.append({"vector": i, **check_vector(rng, a, np.asarray(spreads, float), mp_dps)})
+    return rows
+
+
+def limit_curves(root_seed: int, sizes: tuple[int, ...], n_betas: int) -> list[dict[str, object]]:
+    """``boltz(beta a)/beta`` against ``beta`` in ``[1e-2, 1e3]`` with both bounds, for one random
+    normal vector of each size (figure data)."""
+    rows = []
+    for example, n in enumerate(sizes):
+        a = generator(root_seed, "hardmax_vs_softmax.curves", example=example).standard_normal(n)
+        top = float(a.max())
+        for beta in np.logspace(-2, 3, n_betas):
+            rows.append({"example": example, "n": n, "beta": beta,
+                         "boltz_over_beta": float(boltz(beta * a)) / beta,
+                         "max": top, "lower_bound": top - math.log(n) / beta})
+    return rows

@@ -29,6 +29,7 @@ stated, not verified, here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -36,6 +37,7 @@ import numpy as np
 
 from expressivity.attention import Head, self_attention
 from expressivity.memorization import ReluInterpolant, fit_relu_interpolant
+from expressivity.rng import generator
 
 #: Token positions (scalars along ``e``) of the two sequences and their labels (token 5 differs).
 THEOREM1_TOKENS = (np.array([1.0, 2.0, 4.0, 5.0]), np.array([1.0, 2.5, 3.5, 5.0]))
@@ -205,3 +207,76 @@ def sufficient_beta(U: np.ndarray) -> float:
     with np.errstate(divide="ignore"):
         need = np.log((n - 1) * (1 - one_minus_w0) / one_minus_w0) / gaps
     return float(np.max(need))
+
+
+def theorem1_search(
+    root_seed: int,
+    n_draws: int,
+    d: int,
+    heads_max: int,
+    head_size_max: int,
+    weight_scales: list[float],
+    tie_tol: float,
+    exact_draws: int,
+) -> list[dict[str, object]]:
+    """Random one-layer multi-head attentions on the Theorem 1 pair: per draw the output gap at the
+    shared tokens under hardmax and softmax, and (for the first ``exact_draws``) whether the hardmax
+    outputs are equal in exact rational arithmetic."""
+    rows = []
+    for draw in range(n_draws):
+        rng = generator(root_seed, "hardmax_vs_softmax.theorem1", draw=draw)
+        e = rng.standard_normal(d)
+        e /= np.linalg.norm(e)
+        h = int(rng.integers(1, heads_max + 1))
+        s = int(rng.integers(1, head_size_max + 1))
+        scale = float(rng.choice(weight_scales))
+        heads = random_heads(rng, d, h, s, scale)
+        rows.append({
+            "draw": draw, "heads": h, "head_size": s, "weight_scale": scale,
+            "gap_hardmax": shared_token_gap(heads, e, "hardmax", tie_tol=tie_tol),
+            "gap_softmax": shared_token_gap(heads, e, "softmax"),
+            "hardmax_equal_exact": shared_tokens_equal_exactly(heads, e) if draw < exact_draws
+            else None,
+        })
+    return rows
+
+
+def memorizer_table(d: int, lam: float) -> list[dict[str, object]]:
+    """Every token of the Theorem 1 dataset through ``explicit_memorizer``: label and output."""
+    e = np.eye(d)[0]
+    model = explicit_memorizer(e, lam=lam)
+    rows = []
+    for seq, (X, labels) in enumerate(zip(theorem1_sequences(e), THEOREM1_LABELS, strict=True)):
+        for k, (t, y, f, o) in enumerate(zip(THEOREM1_TOKENS[seq], labels, model.features(X),
+                                             model(X), strict=True)):
+            rows.append({"sequence": seq + 1, "position": k, "token": t, "label": int(y),
+                         "feature": float(f), "output": float(o), "predicted": int(np.rint(o)),
+                         "n_parameters": model.n_parameters})
+    return rows
+
+
+def bigbird_table(
+    root_seed: int, n: int, trials: int, beta_min: float, beta_max: float, n_betas: int
+) -> list[dict[str, object]]:
+    """BigBird Task 1 at one ``n`` with ``d = ceil(log2 n)^2``: per trial the hardmax exactness and
+    the softmax accuracy on a log grid of ``beta`` plus the instance's ``sufficient_beta``."""
+    d = math.ceil(math.log2(n)) ** 2
+    rows = []
+    for trial in range(trials):
+        U = random_unit_vectors(generator(root_seed, "hardmax_vs_softmax.bigbird", n=n, trial=trial),
+                                n, d)
+        truth = furthest_reference(U)
+        beta_suff = sufficient_beta(U)
+        base = {"n": n, "d": d, "trial": trial, "beta_sufficient": beta_suff}
+        hard = furthest_vector_attention(U, "hardmax")
+        rows.append({**base, "sigma": "hardmax", "beta": math.inf,
+                     "accuracy": float(np.mean(np.all(hard == U[truth], axis=1))),
+                     "at_or_above_sufficient": True})
+        betas = np.append(np.logspace(math.log10(beta_min), math.log10(beta_max), n_betas),
+                          beta_suff)
+        for beta in np.sort(betas[np.isfinite(betas)]):
+            soft = furthest_vector_attention(U, "softmax", beta=beta)
+            rows.append({**base, "sigma": "softmax", "beta": float(beta),
+                         "accuracy": float(np.mean(nearest_index(soft, U) == truth)),
+                         "at_or_above_sufficient": bool(beta >= beta_suff)})
+    return rows

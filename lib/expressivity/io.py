@@ -7,6 +7,7 @@ so a killed job never leaves a half-written CSV that looks complete. A consuming
 
 from __future__ import annotations
 
+import csv
 import os
 import tempfile
 from collections.abc import Iterable
@@ -29,6 +30,9 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; tables are ordinary files
         with os.fdopen(fd, "w", newline="") as handle:
             df.to_csv(handle, index=False, float_format="%.17g", lineterminator="\n")
             handle.flush()
@@ -42,8 +46,9 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
 def read_table(path: str | os.PathLike, columns: Iterable[str] = ()) -> pd.DataFrame:
     """Read a CSV written by ``write_table``; raise ``TableError`` naming the file if it is unusable.
 
-    A table is unusable when it cannot be parsed, has no rows, lacks one of ``columns``, or ends
-    without a final newline (a truncated write).
+    A table is unusable when it cannot be parsed, has a line whose field count differs from the
+    header's, has no rows, lacks one of ``columns``, or ends without a final newline (a truncated
+    write).
     """
     path = Path(path)
     if not path.is_file():
@@ -51,6 +56,13 @@ def read_table(path: str | os.PathLike, columns: Iterable[str] = ()) -> pd.DataF
     raw = path.read_bytes()
     if not raw.endswith(b"\n"):
         raise TableError(f"{path}: table is truncated (no final newline); rerun the job that writes it")
+    with path.open(newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, [])
+        for lineno, fields in enumerate(reader, start=2):
+            if len(fields) != len(header):
+                raise TableError(f"{path}: line {lineno} has {len(fields)} fields but the header has "
+                                 f"{len(header)}; rerun the job that writes it")
     try:
         df = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:

@@ -23,4 +23,5 @@ def generator(root_seed: int, stage: str, **keys: object) -> np.random.Generator
     """An independent PCG64 generator for (root_seed, stage, keys)."""
     if not isinstance(root_seed, int) or root_seed < 0:
         raise ValueError(f"root seed must be a non-negative integer, got {root_seed!r}")
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([root_seed, stream_key(stage, **keys)])))
+    seq = np.random.SeedSequence([root_seed, stream_key(stage, **keys)])
+    return np.random.Generator(np.random.PCG64(seq))

@@ -17,6 +17,8 @@ rule stage_claims:
         stage="{stage}",
     wildcard_constraints:
         stage="|".join(STAGE_TABLES),
+    conda:
+        ENV
     log:
         "logs/claims/{stage}.log",
     script:
@@ -35,6 +37,8 @@ rule claims:
             category="Claims",
             labels={"stage": "all"},
         ),
+    conda:
+        ENV
     log:
         "logs/claims/all.log",
     script:

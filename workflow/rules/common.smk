@@ -7,13 +7,24 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from config_schema import ConfigError, check_config  # noqa: E402
 
 LIB = Path("lib/expressivity")
+#: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
+ENV = "../../environment.yml"
 
 try:
     _checked = check_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 except ConfigError as err:
     raise WorkflowError(f"{err}\nNothing was run; fix the config and start again.") from None
+
+
+def _canonical(node):
+    """The config with keys sorted at every level: params compare equal whatever the key order."""
+    if isinstance(node, dict):
+        return {k: _canonical(node[k]) for k in sorted(node)}
+    return node
+
+
 config.clear()
-config.update(_checked)
+config.update(_canonical(_checked))
 
 
 def _lib_imports(path):
@@ -59,13 +70,13 @@ def script_deps(name):
 
 
 def claims_module(stage):
-    """The claims module of a stage (as a path), for the lib inputs of its claims rule."""
+    """The claims module of a stage (as a path), an input of the job evaluating its claims."""
     return str(LIB / "claims" / f"{stage}.py")
 
 
 #: Tables each stage's claims are evaluated from: {stage: [csv paths]}; filled by the stage rules.
 STAGE_TABLES = {}
-#: Figures and tables each stage produces for `rule all`: {stage: [paths]}.
+#: Figures and tables each stage produces (the default target builds all): {stage: [paths]}.
 STAGE_OUTPUTS = {}
 
 

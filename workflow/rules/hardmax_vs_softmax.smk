@@ -36,6 +36,8 @@ rule hvs_boltzmann_chunk:
         seed=config["seed"],
         cfg=HVS_CFG["boltzmann"],
         n_chunks=HVS_CFG["boltzmann"]["n_chunks"],
+    conda:
+        ENV
     log:
         f"logs/{HVS}/boltzmann_chunk{{chunk}}.log",
     benchmark:
@@ -58,6 +60,8 @@ rule hvs_boltzmann_gather:
             caption="../report/hardmax_vs_softmax/boltzmann_checks.rst",
             category=HVS,
         ),
+    conda:
+        ENV
     log:
         f"logs/{HVS}/boltzmann_gather.log",
     script:
@@ -73,6 +77,8 @@ rule hvs_boltzmann_curves:
     params:
         seed=config["seed"],
         cfg=HVS_CFG["boltzmann"],
+    conda:
+        ENV
     log:
         f"logs/{HVS}/boltzmann_curves.log",
     benchmark:
@@ -95,6 +101,8 @@ rule hvs_theorem1:
     params:
         seed=config["seed"],
         cfg=HVS_CFG["theorem1"],
+    conda:
+        ENV
     log:
         f"logs/{HVS}/theorem1.log",
     benchmark:
@@ -112,6 +120,8 @@ rule hvs_bigbird:
     params:
         seed=config["seed"],
         cfg=HVS_CFG["bigbird"],
+    conda:
+        ENV
     log:
         f"logs/{HVS}/bigbird_n{{n}}.log",
     benchmark:
@@ -127,6 +137,8 @@ rule hvs_bigbird_gather:
         lib=script_deps("concat_tables.py"),
     output:
         f"{HVS_RES}/bigbird.csv",
+    conda:
+        ENV
     log:
         f"logs/{HVS}/bigbird_gather.log",
     script:
@@ -144,6 +156,8 @@ rule hvs_plot_boltzmann:
             category=HVS,
         ),
         pdf=f"figures/{HVS}/boltzmann_limit.pdf",
+    conda:
+        ENV
     log:
         f"logs/{HVS}/plot_boltzmann.log",
     script:
@@ -163,6 +177,8 @@ rule hvs_plot_theorem1:
         pdf=f"figures/{HVS}/theorem1_gaps.pdf",
     params:
         tolerance=1e-12,
+    conda:
+        ENV
     log:
         f"logs/{HVS}/plot_theorem1.log",
     script:
@@ -180,6 +196,8 @@ rule hvs_plot_bigbird:
             category=HVS,
         ),
         pdf=f"figures/{HVS}/bigbird_accuracy.pdf",
+    conda:
+        ENV
     log:
         f"logs/{HVS}/plot_bigbird.log",
     script:

@@ -5,7 +5,7 @@ from expressivity.plotting import PALETTE, figure, save
 
 df = read_table(snakemake.input[0], ["example", "n", "beta", "boltz_over_beta", "max", "lower_bound"])
 with figure() as (fig, ax):
-    for (example, part), colour in zip(df.groupby("example"), PALETTE, strict=False):
+    for (_, part), colour in zip(df.groupby("example"), PALETTE, strict=False):
         n = int(part["n"].iloc[0])
         ax.plot(part["beta"], part["boltz_over_beta"], color=colour, label=f"boltz(βa)/β, n = {n}")
         ax.plot(part["beta"], part["max"], color=colour, ls=":", lw=1)

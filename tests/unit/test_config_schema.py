@@ -1,0 +1,122 @@
+"""The config schema: every key documented; every broken config refused with the key named."""
+
+import copy
+
+import pytest
+import yaml
+
+from config_schema import ConfigError, apply_defaults, check_config, describe, load_schema
+
+
+@pytest.fixture(scope="module")
+def schema_path(root):
+    return root / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.fixture(scope="module")
+def good(root):
+    return yaml.safe_load((root / "config/config.yaml").read_text())
+
+
+def leaves(node, path=()):
+    """Every leaf property of the schema as (dotted path, node)."""
+    props = node.get("properties")
+    if node.get("type") == "object" and props is not None:
+        for key, sub in props.items():
+            yield from leaves(sub, (*path, key))
+    else:
+        yield ".".join(path), node
+
+
+def test_every_key_has_type_description_default_and_range(schema_path):
+    schema = load_schema(schema_path)
+    for path, node in leaves(schema):
+        assert "type" in node, f"{path} has no type"
+        assert node.get("description"), f"{path} has no description"
+        assert "default" in node, f"{path} has no default"
+        numeric = node["type"] in ("integer", "number") or (
+            node["type"] == "array" and node.get("items", {}).get("type") in ("integer", "number"))
+        if numeric:
+            bounds = node if node["type"] != "array" else node["items"]
+            assert {"minimum", "exclusiveMinimum"} & set(bounds), f"{path} has no lower bound"
+            assert {"maximum", "exclusiveMaximum"} & set(bounds), f"{path} has no upper bound"
+
+
+def test_shipped_configs_are_valid(root, schema_path):
+    for name in ("config.yaml", "ci.yaml", "paper.yaml"):
+        path = root / "config" / name
+        if path.exists():
+            check_config(yaml.safe_load(path.read_text()), schema_path)
+
+
+def test_defaults_fill_missing_keys_but_not_missing_sections(good, schema_path):
+    cfg = copy.deepcopy(good)
+    del cfg["hardmax_vs_softmax"]["theorem1"]["n_draws"]
+    assert check_config(cfg, schema_path)["hardmax_vs_softmax"]["theorem1"]["n_draws"] == 2000
+    schema = load_schema(schema_path)
+    assert "hardmax_vs_softmax" not in apply_defaults({}, schema)
+
+
+def set_key(cfg, dotted, value):
+    *parents, last = dotted.split(".")
+    node = cfg
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+
+
+DELETE = object()
+
+BROKEN = [
+    ("seed", "abc", "seed", "an integer"),
+    ("seed", -1, "seed", "in [0,"),
+    ("hardmax_vs_softmax.theorem1.n_draws", 0, "hardmax_vs_softmax.theorem1.n_draws", "in [1,"),
+    ("hardmax_vs_softmax.theorem1.n_draws", 2.5, "hardmax_vs_softmax.theorem1.n_draws", "an integer"),
+    ("hardmax_vs_softmax.theorem1.heads_max", 17, "hardmax_vs_softmax.theorem1.heads_max", "16]"),
+    ("hardmax_vs_softmax.theorem1.weight_scales", [0, -1], "hardmax_vs_softmax.theorem1.weight_scales.1",
+     "a number in [0"),
+    ("hardmax_vs_softmax.theorem1.weight_scales", [], "hardmax_vs_softmax.theorem1.weight_scales", "1 to"),
+    ("hardmax_vs_softmax.boltzmann.size_min", 100, "hardmax_vs_softmax.boltzmann.size_min",
+     "at most hardmax_vs_softmax.boltzmann.size_max"),
+    ("hardmax_vs_softmax.boltzmann.spreads", [1, 10, 5], "hardmax_vs_softmax.boltzmann.spreads",
+     "strictly increasing"),
+    ("hardmax_vs_softmax.boltzmann.tie_fraction", "0.1", "hardmax_vs_softmax.boltzmann.tie_fraction",
+     "a number"),
+    ("hardmax_vs_softmax.bigbird.n", [16, 2], "hardmax_vs_softmax.bigbird.n.1", "an integer in [4"),
+    ("hardmax_vs_softmax.bigbird.beta_max", 0, "hardmax_vs_softmax.bigbird.beta_max", "(0,"),
+    ("hardmax_vs_softmax.bigbird.typo_key", 3, "hardmax_vs_softmax.bigbird.typo_key", "allowed keys"),
+    ("extra_section", {}, "extra_section", "allowed keys"),
+    ("hardmax_vs_softmax.theorem1", DELETE, "hardmax_vs_softmax.theorem1", "missing"),
+    ("hardmax_vs_softmax", DELETE, "hardmax_vs_softmax", "missing"),
+    ("hardmax_vs_softmax", [1, 2], "hardmax_vs_softmax", "a mapping"),
+]
+
+
+@pytest.mark.parametrize("key, value, named, allowed", BROKEN, ids=[b[0] + "=" + repr(b[1])[:12]
+                                                                   for b in BROKEN])
+def test_broken_config_is_refused_naming_the_key(good, schema_path, key, value, named, allowed):
+    cfg = copy.deepcopy(good)
+    set_key(cfg, key, value)
+    with pytest.raises(ConfigError) as err:
+        check_config(cfg, schema_path)
+    message = str(err.value)
+    assert named in message
+    assert allowed in message
+
+
+def test_all_problems_are_reported_in_one_message(good, schema_path):
+    cfg = copy.deepcopy(good)
+    cfg["seed"] = "x"
+    cfg["hardmax_vs_softmax"]["theorem1"]["d"] = 0
+    with pytest.raises(ConfigError, match=r"2 problem\(s\)") as err:
+        check_config(cfg, schema_path)
+    assert "seed" in str(err.value) and "theorem1.d" in str(err.value)
+
+
+def test_describe_reads_like_a_sentence():
+    assert describe({"type": "integer", "minimum": 1, "maximum": 5}) == "an integer in [1, 5]"
+    assert describe({"type": "number", "exclusiveMinimum": 0, "maximum": 1}) == "a number in (0, 1]"
+    assert describe({"enum": ["a", "b"]}) == "one of 'a', 'b'"
