@@ -10,7 +10,7 @@ ARGS ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all reproduce report test lint readme clean
+.PHONY: all reproduce report test test-cluster artifacts bench lint readme clean
 all: reproduce
 
 $(STAMP): pyproject.toml
@@ -32,6 +32,22 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
+# Start a single-node SLURM cluster on localhost (apt-get: slurm-wlm, munge) and run config/ci.yaml
+# through the SLURM executor; every CSV must equal a local run's byte for byte.
+test-cluster: $(STAMP)
+	bash tests/cluster/start_slurm.sh
+	EXPRESSIVITY_TEST_CLUSTER=1 $(BIN)/python -m pytest tests/cluster $(ARGS)
+
+# dist/expressivity-<commit>.tar.gz: figures, tables, claims, report and a manifest (sha256 of every
+# file, the config, package versions, git commit). Verify with: .venv/bin/python workflow/bundle.py verify <archive>
+artifacts: $(STAMP)
+	$(BIN)/python workflow/bundle.py build --config $(CONFIG)
+
+# Wall time and peak memory per stage of a clean run, and a no-op rerun, in a temporary copy:
+# results/benchmarks.csv and figures/benchmarks/workflow.png.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/workflow.py --config $(CONFIG) --csv results/benchmarks.csv --figure figures/benchmarks/workflow.png
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/snakemake --lint --configfile config/ci.yaml
@@ -41,4 +57,4 @@ readme: $(STAMP)
 	$(BIN)/python tests/readme_claims.py --write
 
 clean:
-	rm -rf results figures logs .snakemake
+	rm -rf results logs .snakemake dist figures/*/

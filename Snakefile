@@ -5,7 +5,11 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# config/config.yaml unless --configfile names another; a named file is used alone (not merged
+# into the default), so a section missing from it is reported instead of silently inherited.
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"

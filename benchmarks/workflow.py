@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "workflow"))
-from conftest import copy_project  # noqa: E402
-
+sys.path.insert(0, str(ROOT / "tests"))
 from expressivity.claims import STAGES  # noqa: E402
+from harness import copy_project  # noqa: E402
 
 
 def main() -> None:

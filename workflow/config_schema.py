@@ -16,6 +16,7 @@ All errors are gathered into one ``ConfigError`` whose message names each offend
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 
 import jsonschema
@@ -27,7 +28,10 @@ class ConfigError(ValueError):
 
 
 def load_schema(path: str | Path) -> dict:
-    """Read the schema at ``path`` and inline every ``$ref`` to a sibling file."""
+    """Read the schema at ``path`` and inline every ``$ref`` to a sibling file.
+
+    Every sub-section (a property of type ``object``) is made required, so a config that lacks a
+    section is refused rather than silently filled."""
     path = Path(path)
 
     def inline(node):
@@ -40,7 +44,17 @@ def load_schema(path: str | Path) -> dict:
             return [inline(v) for v in node]
         return node
 
-    return inline(yaml.safe_load(path.read_text()))
+    def require_sections(node):
+        if isinstance(node, dict):
+            sections = [k for k, v in node.get("properties", {}).items()
+                        if isinstance(v, dict) and v.get("type") == "object"]
+            if sections:
+                node["required"] = sorted(set(node.get("required", [])) | set(sections))
+            for value in node.get("properties", {}).values():
+                require_sections(value)
+        return node
+
+    return require_sections(inline(yaml.safe_load(path.read_text())))
 
 
 def apply_defaults(config: dict, schema: dict) -> dict:
@@ -132,12 +146,20 @@ def _relations(node, sub: dict, path: list) -> list[str]:
     return problems
 
 
+@functools.cache
+def _validator(schema_path: Path, stamp: tuple) -> tuple[dict, jsonschema.Draft202012Validator]:
+    schema = load_schema(schema_path)
+    return schema, jsonschema.Draft202012Validator(schema)
+
+
 def check_config(config: dict, schema_path: str | Path) -> dict:
     """Return ``config`` with defaults applied, or raise ``ConfigError`` naming every bad key."""
-    schema = load_schema(schema_path)
+    schema_path = Path(schema_path).resolve()
+    stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(schema_path.parent.glob("*.yaml")))
+    schema, validator = _validator(schema_path, stamp)
     full = apply_defaults(config, schema)
     errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(full),
+        validator.iter_errors(full),
         key=lambda e: (list(map(str, e.absolute_path)), e.validator),
     )
     problems = [_message(e) for e in errors] or _relations(full, schema, [])

@@ -27,9 +27,10 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
     and the same frame always gives the same bytes.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; tables are ordinary files
@@ -38,9 +39,11 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as err:
+        raise OSError(err.errno, f"cannot write table {path}: {err.strerror}") from err
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)  # gone already after a successful rename
 
 
 def read_table(path: str | os.PathLike, columns: Iterable[str] = ()) -> pd.DataFrame:

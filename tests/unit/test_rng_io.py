@@ -46,3 +46,24 @@ def test_missing_column_and_missing_file_name_the_file(tmp_path):
         read_table(tmp_path / "t.csv", ["y"])
     with pytest.raises(TableError, match="missing"):
         read_table(tmp_path / "nope.csv")
+
+
+def test_failed_write_names_the_path_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError, match=r"cannot write table .*t\.csv: No space left") as err:
+        write_table(pd.DataFrame({"x": [1]}), tmp_path / "t.csv")
+    assert err.value.errno == errno.ENOSPC
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_directory_names_the_path(tmp_path):
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where a directory should be")
+    with pytest.raises(OSError, match="cannot write table .*results/s/t.csv"):
+        write_table(pd.DataFrame({"x": [1]}), blocker / "s" / "t.csv")

@@ -3,11 +3,15 @@ lint, determinism."""
 
 import hashlib
 import os
+import shutil
+import time
 from contextlib import contextmanager
 
 import pandas as pd
 import pytest
 import yaml
+
+from harness import Workflow, copy_project
 
 pytestmark = pytest.mark.workflow
 
@@ -61,6 +65,20 @@ def test_edited_library_module_reruns_only_its_importers(ci_run):
         jobs = ci_run.planned_jobs()
     assert jobs.get("hvs_theorem1") == 1 and jobs.get("hvs_bigbird_gather") == 1
     assert "hvs_boltzmann_chunk" not in jobs and "hvs_boltzmann_curves" not in jobs
+    assert jobs.get("stage_claims") == 1  # only hardmax_vs_softmax's claims
+    others = [r for r in jobs if not r.startswith("hvs_") and r not in ("stage_claims", "claims", "all")]
+    assert not others, f"editing counterexamples.py reran other stages' jobs: {others}"
+
+
+def test_fresh_clone_with_restored_outputs_runs_nothing(ci_run, tmp_path):
+    """After `git clone` every source file is newer than restored outputs: checksums decide."""
+    clone = copy_project(tmp_path / "clone")
+    later = time.time() + 120
+    for path in clone.rglob("*"):
+        os.utime(path, (later, later))
+    for name in ("results", "figures", "logs", ".snakemake"):
+        shutil.copytree(ci_run.path / name, clone / name, symlinks=True)
+    assert Workflow(clone).planned_jobs() == {}
 
 
 def test_touched_library_module_without_change_reruns_nothing(ci_run):

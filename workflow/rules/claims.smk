@@ -5,7 +5,7 @@ rule stage_claims:
     """Evaluate the claims of one stage (registry: expressivity.claims.<stage>)."""
     input:
         tables=lambda wc: STAGE_TABLES[wc.stage],
-        lib=lambda wc: lib_deps("workflow/scripts/claims_stage.py", claims_module(wc.stage)),
+        lib=lambda wc: [*script_deps("claims_stage.py"), *lib_deps(claims_module(wc.stage))],
     output:
         report(
             "results/claims/{stage}.csv",

@@ -65,8 +65,13 @@ def lib_deps(*paths):
 
 
 def script_deps(name):
-    """Library inputs of ``workflow/scripts/<name>``."""
-    return lib_deps(f"workflow/scripts/{name}")
+    """``workflow/scripts/<name>`` itself and the library files it uses.
+
+    The script is an input so that its checksum, not its modification time, decides whether an
+    edit reruns the job (the default profile drops Snakemake's mtime-based ``code`` trigger, which
+    would rerun everything after a fresh ``git clone``)."""
+    script = f"workflow/scripts/{name}"
+    return [script, *lib_deps(script)]
 
 
 def claims_module(stage):

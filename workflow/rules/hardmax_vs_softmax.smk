@@ -38,6 +38,10 @@ rule hvs_boltzmann_chunk:
         n_chunks=HVS_CFG["boltzmann"]["n_chunks"],
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     log:
         f"logs/{HVS}/boltzmann_chunk{{chunk}}.log",
     benchmark:
@@ -79,6 +83,10 @@ rule hvs_boltzmann_curves:
         cfg=HVS_CFG["boltzmann"],
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
     log:
         f"logs/{HVS}/boltzmann_curves.log",
     benchmark:
@@ -103,6 +111,10 @@ rule hvs_theorem1:
         cfg=HVS_CFG["theorem1"],
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     log:
         f"logs/{HVS}/theorem1.log",
     benchmark:
@@ -122,6 +134,10 @@ rule hvs_bigbird:
         cfg=HVS_CFG["bigbird"],
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     log:
         f"logs/{HVS}/bigbird_n{{n}}.log",
     benchmark:

@@ -1,0 +1,496 @@
+"""Contextual mappings by selective shifts (Yun et al. 2020a, Lemma 6; Yun et al. 2020b, sparse).
+
+Provenance: the construction is our reconstruction (shared/papers/yun_fang.md sections 1.4 and
+2.4, tagged [M] recalled + [N] checked + [O] ours for the sparse version); the paper's constants
+may differ. Everything is in units of ``delta``: a grid token ``L_k = delta * k_k`` (digits
+``k_k in {0..m-1}^d``) is fed as its digits, which a linear map provides. The construction is
+homogeneous (scaling ``Z`` by ``c > 0`` scales the scores by ``c^2``, the thresholds and values by
+``c``), so this is the same network; in these units every value is an integer and float64 is exact
+while the values stay below ``2^52``.
+
+Projection (row form): ``u = (1, B, ..., B^(d-1))`` with ``B = 1/delta = m``, so ``code_k = u . k_k``
+is the base-``m`` number with digits ``k_k``: an injective code of grid tokens in ``[0, D)``,
+``D = m^d = delta^-d``.
+
+Selective shift (two heads, head size 1, hardmax; a constant feature 1 carries the query bias)::
+
+    psi(Z; b)_k   = e_1 * (u.Z) sigma_H[(u.Z_j)(u.Z_k - b)]_j         (max_j u.Z_j if u.Z_k > b,
+                                                                       min_j u.Z_j if u.Z_k < b)
+    Psi(Z; b, b') = psi(Z; b) - psi(Z; b')
+                  = e_1 * 1{b < u.Z_k < b'} (max_j u.Z_j - min_j u.Z_j)
+
+Dense network (Lemma 6): for every code ``c = 0..D-1`` in increasing order one layer
+``Z <- Z + D Psi(Z; c - 1/2, c + 1/2)``, then one global shift ``Z <- Z + D^(n+1) Psi(Z; -1/2,
+B_1 + 1/2)`` whose window holds every value reached (``B_1 = (D+1)^n (D-1)`` bounds them): ``D + 1``
+attention layers. The contextual mapping is ``q(L) = u . g_c(L)`` (one number per token).
+
+Sparse / positional network (Yun et al. 2020b; notes 2.4, ours [O+N]): tokens get the positional
+offset ``E_{gamma(i)} = i * 1`` along a Hamiltonian path ``gamma`` (in units of delta: ``i m`` per
+digit), codes use base ``B = n m`` (range ``R = (n m)^d``), every owned code gets one selective
+shift with factor ``K = R`` under a pattern that contains the token's path predecessor (identity
+layers are inserted to reach that pattern in the cycle), then ``s`` "max" layers
+``Z <- Z + C_t e_1 max_{j in A_k} u.Z_j`` with ``C_t`` = current value bound + 1 spread the ID.
+Pitfall (notes 2.4): the shift factor must exceed the whole code range; ``K = D`` fails for FIXED
+and window patterns.
+
+Two engines run the same list of layers: ``run_integer`` (exact integers: int64 while the value
+bound is below 2^62, Python integers beyond) and ``run_attention`` (real attention matrices through
+``expressivity.attention.attention_weights``: hardmax, or softmax at inverse temperature ``beta``
+on the scores in units of ``delta^2``; ``beta_real = beta / delta^2``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from expressivity.attention import Head, attention_weights
+from expressivity.quantization import check_inverse_delta
+from expressivity.sparse_patterns import hamiltonian_path, reach_steps
+
+#: float64 integers are exact (and ordered exactly by the hardmax scores) below this bound.
+FLOAT64_EXACT = 2**52
+INT64_SAFE = 2**62
+
+
+@dataclass(frozen=True)
+class ShiftLayer:
+    """One attention layer: ``kind`` ``"select"`` (two heads, window ``lo <= code <= hi`` in
+    integers, i.e. thresholds ``b = lo - 1/2``, ``b' = hi + 1/2``) or ``"max"`` (one head);
+    ``scale`` is the output factor; ``mask`` indexes the pattern cycle (``None``: dense)."""
+
+    kind: str
+    lo: int
+    hi: int
+    scale: int
+    mask: int | None = None
+
+
+@dataclass
+class ShiftNetwork:
+    """A selective-shift network: its layers, pattern cycle, projection and bounds."""
+
+    m: int
+    d: int
+    n: int
+    base: int
+    layers: list[ShiftLayer]
+    masks: list[np.ndarray] | None = None
+    identity_layers: int = 0
+    value_bound: int = 0
+    positional: bool = False
+    path: list[int] | None = None
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def u(self) -> np.ndarray:
+        """``u = (1, B, ..., B^(d-1))`` (integers; exact in float64 for the sizes used)."""
+        return np.array([self.base**i for i in range(self.d)], dtype=np.int64)
+
+    @property
+    def attention_layers(self) -> int:
+        return len(self.layers) + self.identity_layers
+
+    @property
+    def float64_exact(self) -> bool:
+        """Every value (and so every hardmax decision) is exact in float64."""
+        return self.value_bound < FLOAT64_EXACT
+
+    def parameters(self) -> int:
+        """Attention parameters: per head ``W_Q: (d+1, 1)`` (the bias row included), ``W_K, W_V:
+        (d, 1)``, ``W_O: (1, d)``, so ``4 d + 1``; two heads per select layer, one per max layer;
+        identity layers count 0."""
+        heads = sum(2 if layer.kind == "select" else 1 for layer in self.layers)
+        return heads * (4 * self.d + 1)
+
+
+def codes(digits: np.ndarray, base: int) -> np.ndarray:
+    """``u . k`` for digits ``(..., d)``: the base-``base`` code (int64; object beyond int64)."""
+    digits = np.asarray(digits)
+    d = digits.shape[-1]
+    if base ** d >= INT64_SAFE:
+        u = np.array([base**i for i in range(d)], dtype=object)
+        return (digits.astype(object) * u).sum(axis=-1)
+    u = np.array([base**i for i in range(d)], dtype=np.int64)
+    return digits.astype(np.int64) @ u
+
+
+def dense_network(m: int, d: int, n: int) -> ShiftNetwork:
+    """Lemma 6 of Yun et al. (2020a), reconstructed: ``D`` selective shifts and a global shift."""
+    m = check_inverse_delta(m)
+    D = m**d
+    layers = [ShiftLayer("select", c, c, D) for c in range(D)]
+    b1 = (D + 1) ** n * (D - 1)
+    layers.append(ShiftLayer("select", 0, b1, D ** (n + 1)))
+    bound = b1 * (1 + D ** (n + 1))
+    return ShiftNetwork(m=m, d=d, n=n, base=m, layers=layers, value_bound=bound)
+
+
+def positional_offsets(n: int, m: int, path: list[int] | None = None) -> np.ndarray:
+    """``E / delta``: position ``path[i]`` gets offset ``i m`` on every digit, ``(n,)`` int."""
+    path = list(range(n)) if path is None else path
+    off = np.zeros(n, dtype=np.int64)
+    off[np.asarray(path)] = np.arange(n) * m
+    return off
+
+
+def positional_network(m: int, d: int, n: int, masks: list[np.ndarray] | None = None,
+                       shift_factor: int | None = None) -> ShiftNetwork:
+    """The positional / sparse network (Yun et al. 2020b construction as reconstructed in our
+    notes 2.4). ``masks=None`` is dense attention (Theorem 3 of Yun et al. 2020a: the columns of
+    ``X + E`` are all distinct). ``shift_factor`` defaults to the code range ``R = (n m)^d``
+    (smaller values reproduce the notes' pitfall). Raises ``ValueError`` when the pattern violates
+    Assumption 1."""
+    m = check_inverse_delta(m)
+    if masks is None:
+        masks = [np.ones((n, n), dtype=bool)]
+        dense = True
+    else:
+        masks = [np.asarray(x, dtype=bool) for x in masks]
+        dense = False
+        if any(x.shape != (n, n) for x in masks):
+            raise ValueError(f"masks must be ({n}, {n})")
+    p = len(masks)
+    if not all(np.all(np.diag(x)) for x in masks):
+        raise ValueError("the pattern lacks self-loops (Assumption 1.1)")
+    found, path = hamiltonian_path(masks)
+    if found is not True:
+        raise ValueError("no Hamiltonian path found in the pattern (Assumption 1.2)")
+    base = n * m
+    R = base**d
+    K = R if shift_factor is None else int(shift_factor)
+    owner_codes = []
+    for i, k in enumerate(path):
+        lo = np.arange(i * m, (i + 1) * m)
+        grid = np.stack(np.meshgrid(*([lo] * d), indexing="ij"), axis=-1).reshape(-1, d)
+        owner_codes += [(int(c), k, i) for c in codes(grid, base)]
+    owner_codes.sort()
+    layers: list[ShiftLayer] = []
+    identity = 0
+    t = 0
+    for c, k, i in owner_codes:
+        if i > 0:
+            pred = path[i - 1]
+            wait = next(w for w in range(p) if masks[(t + w) % p][k, pred])
+            identity += wait
+            t += wait
+        layers.append(ShiftLayer("select", c, c, K, mask=None if dense else t % p))
+        t += 1
+    bound = (K + 1) ** n * R
+    rotated = masks[t % p:] + masks[: t % p]
+    s = reach_steps(rotated)
+    if s is None:
+        raise ValueError("tokens are never all reached (Assumption 1.3)")
+    for _ in range(s):
+        C = bound + 1
+        layers.append(ShiftLayer("max", 0, 0, C, mask=None if dense else t % p))
+        bound = bound + C * bound
+        t += 1
+    return ShiftNetwork(m=m, d=d, n=n, base=base, layers=layers,
+                        masks=None if dense else masks, identity_layers=identity,
+                        value_bound=bound, positional=True, path=path,
+                        notes={"s": s, "K": K, "R": R, "p": p})
+
+
+def input_codes(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
+    """Codes ``(N, n)`` of grid inputs ``digits: (N, n, d)`` (positional offsets added)."""
+    digits = np.asarray(digits, dtype=np.int64)
+    if net.positional:
+        digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
+    return codes(digits, net.base)
+
+
+def _masked_extrema(V: np.ndarray, mask: np.ndarray | None):
+    if mask is None:
+        mx = V.max(axis=1, keepdims=True)
+        mn = V.min(axis=1, keepdims=True)
+        return mx, mn
+    big = V.max() + 1
+    small = V.min() - 1
+    W = V[:, None, :]
+    mx = np.where(mask[None], W, small).max(axis=-1)
+    mn = np.where(mask[None], W, big).min(axis=-1)
+    return mx, mn
+
+
+def run_integer(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
+    """The exact integer reference: ``q(L)`` for every input, ``(N, n)`` (int64 or Python ints).
+
+    Select layer: ``v_k += scale * 1{lo <= v_k <= hi} (max_{A_k} v - min_{A_k} v)``; max layer:
+    ``v_k += scale * max_{A_k} v``.
+    """
+    V = input_codes(net, digits)
+    if net.value_bound >= INT64_SAFE:
+        V = V.astype(object)
+    for layer in net.layers:
+        mask = None if layer.mask is None else net.masks[layer.mask]
+        mx, mn = _masked_extrema(V, mask)
+        if layer.kind == "select":
+            inside = (V >= layer.lo) & (V <= layer.hi)
+            V = V + np.where(inside, layer.scale * (mx - mn), 0)
+        else:
+            V = V + layer.scale * mx
+    return V
+
+
+def layer_heads(net: ShiftNetwork, layer: ShiftLayer) -> list[Head]:
+    """The real attention heads of one layer on tokens ``(digits, 1)`` of width ``d + 1``."""
+    d = net.d
+    u = np.append(net.u.astype(float), 0.0)[:, None]
+    e1 = np.zeros((1, d + 1))
+    e1[0, 0] = 1.0
+    if layer.kind == "select":
+        heads = []
+        for b, sign in ((layer.lo - 0.5, 1.0), (layer.hi + 0.5, -1.0)):
+            wq = u.copy()
+            wq[d, 0] = -b
+            heads.append(Head(W_Q=wq, W_K=u, W_V=u, W_O=sign * float(layer.scale) * e1))
+        return heads
+    wq = np.zeros((d + 1, 1))
+    wq[d, 0] = 1.0
+    return [Head(W_Q=wq, W_K=u, W_V=u, W_O=float(layer.scale) * e1)]
+
+
+def _hardmax_exact(S: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """Row-wise hardmax with tie averaging in exact rational arithmetic (object arrays).
+
+    The same rule as ``expressivity.attention.hardmax`` (each maximiser gets ``1/|argmax|``),
+    kept exact: float64 cannot hold ``1/3``, so a three-way tie of equal values ``v`` returns
+    ``3 * fl(1/3) * v``, which can differ from ``v`` in the last bit."""
+    if mask is not None:
+        low = S.min() - 1
+        S = np.where(mask, S, low)
+    top = S.max(axis=-1, keepdims=True)
+    winners = S == top
+    count = winners.sum(axis=-1, keepdims=True)
+    inv = np.vectorize(lambda c: Fraction(1, int(c)), otypes=[object])(count)
+    return np.where(winners, inv, Fraction(0)).astype(object)
+
+
+def run_attention_exact(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
+    """The hardmax attention layers of ``run_attention`` in exact rational arithmetic: the same
+    weight matrices (every float64 entry is taken exactly as a ``Fraction``), exact scores and
+    exact tie-averaged hardmax. Slow; used to recheck inputs where float64 tie weights round."""
+    digits = np.asarray(digits, dtype=np.int64)
+    if net.positional:
+        digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
+    to_frac = np.vectorize(Fraction, otypes=[object])
+    X = to_frac(np.concatenate([digits, np.ones(digits.shape[:-1] + (1,), np.int64)], axis=-1))
+    for layer in net.layers:
+        mask = None if layer.mask is None else net.masks[layer.mask]
+        out = X.copy()
+        for head in layer_heads(net, layer):
+            W_Q, W_K, W_V, W_O = (to_frac(w) for w in (head.W_Q, head.W_K, head.W_V, head.W_O))
+            Q, K, Vh = X @ W_Q, X @ W_K, X @ W_V
+            S = Q * np.swapaxes(K, -1, -2)
+            out = out + (_hardmax_exact(S, mask) @ Vh) @ W_O
+        X = out
+    return X[..., : net.d] @ net.u.astype(object)
+
+
+def compare_with_reference(net: ShiftNetwork, digits: np.ndarray, q) -> dict:
+    """Hardmax attention matrices against the integer reference ``q`` on every input.
+
+    float64 first (exact while the values stay below 2^52, except that tie weights like 1/3
+    round); inputs that differ are recomputed with ``run_attention_exact``. Returns the float64
+    mismatching entries, the inputs rechecked, and the mismatches left in exact arithmetic."""
+    qa = run_attention(net, digits, "hardmax")
+    qf = np.asarray(q, dtype=float)
+    bad = np.flatnonzero(np.any(qa != qf, axis=1))
+    exact_mism = 0
+    if bad.size:
+        qe = run_attention_exact(net, np.asarray(digits)[bad])
+        exact_mism = int(np.sum(qe != np.asarray(q, dtype=object)[bad]))
+    return {"matrix_mismatches_float64": int(np.sum(qa != qf)),
+            "matrix_rechecked_exact": int(bad.size), "matrix_mismatches": exact_mism}
+
+
+def run_attention(net: ShiftNetwork, digits: np.ndarray, sigma: str = "hardmax",
+                  beta: float = 1.0) -> np.ndarray:
+    """The network as real attention layers in float64: ``q = u . g_c(L)``, ``(N, n)``.
+
+    Tokens are ``(digits (+ positional offset), 1)``; each layer is
+    ``X <- X + sum_heads sigma(beta Q K^T) V W_O`` with ``sigma`` from ``expressivity.attention``
+    (batched over the inputs; masked where the layer has a pattern). Exact only while
+    ``net.float64_exact``.
+    """
+    digits = np.asarray(digits, dtype=np.int64)
+    if net.positional:
+        digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
+    X = np.concatenate([digits.astype(float), np.ones(digits.shape[:-1] + (1,))], axis=-1)
+    for layer in net.layers:
+        mask = None if layer.mask is None else net.masks[layer.mask]
+        out = X.copy()
+        for head in layer_heads(net, layer):
+            # Batched S = Q K^T and A V for head size s, by broadcasting (fast for small n, s).
+            Q, K, Vh = X @ head.W_Q, X @ head.W_K, X @ head.W_V
+            S = np.einsum("...ks,...js->...kj", Q, K) if Q.shape[-1] > 1 else Q * K.swapaxes(-1, -2)
+            A = attention_weights(S, sigma, beta=beta, mask=mask)
+            AV = np.einsum("...kj,...js->...ks", A, Vh) if Vh.shape[-1] > 1 else (
+                (A * Vh.swapaxes(-1, -2)).sum(axis=-1, keepdims=True))
+            out += AV @ head.W_O
+        X = out
+    return X[..., : net.d] @ net.u.astype(float)
+
+
+def contextual_properties(net: ShiftNetwork, digits: np.ndarray, q: np.ndarray) -> dict:
+    """Properties 1-4 of Lemma 6 on inputs ``digits: (N, n, d)`` with outputs ``q: (N, n)``.
+
+    ``G~`` = inputs with distinct tokens. 1: entries of ``q(L)`` distinct for ``L in G~``;
+    2: entries of ``q(L)``, ``q(L')`` disjoint when ``L, L' in G~`` are not permutations of each
+    other (checked with the canonical class = sorted codes), plus permutation equivariance;
+    3: ``t_l = min q``, ``t_r = max q`` over ``G~``; 4: every entry of an input with a repeated
+    token lies outside ``[t_l, t_r]``. Returns counts of violations and ``t_l``, ``t_r``.
+    """
+    c = input_codes(net, digits)
+    cs = np.sort(c, axis=1)
+    distinct = np.all(cs[:, 1:] != cs[:, :-1], axis=1)
+    qd, cd = q[distinct], c[distinct]
+    qs = np.sort(qd, axis=1)
+    p1 = int(np.sum(np.any(qs[:, 1:] == qs[:, :-1], axis=1)))
+    # class of an input = its sorted codes; prop 2: no value is shared by two classes.
+    cls = [tuple(row) for row in np.sort(cd, axis=1).tolist()]
+    owner: dict = {}
+    p2 = 0
+    for row, k in zip(qd.tolist(), cls, strict=True):
+        for v in row:
+            prev = owner.setdefault(v, k)
+            if prev != k:
+                p2 += 1
+    # permutation equivariance: q sorted by code equals the class representative's q.
+    order = np.argsort(cd, axis=1, kind="stable")
+    q_by_code = np.take_along_axis(qd, order, axis=1).tolist()
+    rep: dict = {}
+    equi = 0
+    for row, k in zip(q_by_code, cls, strict=True):
+        if rep.setdefault(k, row) != row:
+            equi += 1
+    if qd.size:
+        t_l, t_r = qd.min(), qd.max()
+        rest = q[~distinct]
+        p4 = int(np.sum(np.any((rest >= t_l) & (rest <= t_r), axis=1))) if rest.size else 0
+    else:
+        t_l = t_r = None
+        p4 = 0
+    return {
+        "inputs": int(len(q)),
+        "inputs_distinct": int(distinct.sum()),
+        "inputs_repeated": int((~distinct).sum()),
+        "classes": len(rep),
+        "prop1_violations": p1,
+        "prop2_violations": p2,
+        "equivariance_violations": equi,
+        "prop3_t_l": t_l,
+        "prop3_t_r": t_r,
+        "prop4_violations": p4,
+    }
+
+
+def contextual_all_distinct(q) -> int:
+    """Number of repeated values among all entries of all inputs (0: a contextual mapping that
+    separates every input from every other, as needed with positional encodings)."""
+    flat = np.asarray(q).ravel()
+    if flat.dtype == object:
+        return len(flat) - len(set(flat.tolist()))
+    return int(flat.size - np.unique(flat).size)
+
+
+def float64_exact_by_formula(m: int, d: int, n: int) -> bool:
+    """The notes' criterion for the dense network: ``(2n+1) d log2(1/delta) < 53``."""
+    return (2 * n + 1) * d * math.log2(m) < 53
+
+
+def _relative_error(qa: np.ndarray, q: np.ndarray) -> float:
+    """``max_inputs max_k |qa - q| / max(1, max_k |q|)``."""
+    qf = np.asarray(q, dtype=float)
+    scale = np.maximum(1.0, np.abs(qf).max(axis=1))
+    with np.errstate(invalid="ignore"):
+        err = np.abs(qa - qf).max(axis=1) / scale
+    return float(np.nanmax(np.where(np.isfinite(err), err, np.inf)))
+
+
+def lemma6_check(m: int, d: int, n: int, budget: int, betas, tol: float,
+                 subset: int) -> tuple[dict, list[dict]]:
+    """Lemma 6 on every grid input of ``(1/delta, d, n) = (m, d, n)``: properties 1-4 from the
+    integer reference; the hardmax attention matrices compared with it entry by entry where float64
+    is exact; softmax at the inverse temperatures ``betas`` (increasing; units of ``delta^2``)
+    until the relative error is at most ``tol`` (searched on ``subset`` evenly spaced inputs,
+    then confirmed on every input). Returns the summary row and the softmax curve rows."""
+    from expressivity.quantization import grid_digits
+
+    net = dense_network(m, d, n)
+    digits = grid_digits(m, n, d, budget)
+    q = run_integer(net, digits)
+    props = contextual_properties(net, digits, q)
+    row = {"inv_delta": m, "d": d, "n": n, "D": m**d, **props,
+           "layers": net.attention_layers, "layers_expected": m**d + 1,
+           "attention_parameters": net.parameters(),
+           "value_bound_log2": math.log2(net.value_bound),
+           "float64_exact_formula": float64_exact_by_formula(m, d, n),
+           "float64_exact": net.float64_exact}
+    curve = []
+    if not net.float64_exact:
+        row.update(matrix_checked=False, matrix_mismatches=-1, matrix_mismatches_float64=-1,
+                   matrix_rechecked_exact=0, softmax_beta=float("nan"),
+                   softmax_beta_real=float("nan"), softmax_rel_error=float("nan"),
+                   precision="integers only: values exceed 2^52, needs more than float64")
+        return row, curve
+    row.update(matrix_checked=True, **compare_with_reference(net, digits, q),
+               precision="float64 (integer values below 2^52); inputs whose tie weights "
+                         "round rechecked in exact rationals")
+    step = max(1, len(digits) // subset)
+    sub = slice(None, None, step)
+    found = None
+    for beta in betas:
+        with np.errstate(over="ignore", invalid="ignore"):
+            part = _relative_error(run_attention(net, digits[sub], "softmax", beta), q[sub])
+        full = None
+        if part <= tol:
+            with np.errstate(over="ignore", invalid="ignore"):
+                full = _relative_error(run_attention(net, digits, "softmax", beta), q)
+        curve.append({"inv_delta": m, "d": d, "n": n, "beta": beta,
+                      "beta_real": beta * m**2, "rel_error_subset": part,
+                      "rel_error_full": float("nan") if full is None else full})
+        if full is not None and full <= tol:
+            found = (beta, full)
+            break
+    row.update(softmax_beta=float("nan") if found is None else found[0],
+               softmax_beta_real=float("nan") if found is None else found[0] * m**2,
+               softmax_rel_error=float("nan") if found is None else found[1])
+    return row, curve
+
+
+def sparse_mapping_check(name: str, masks, m: int, d: int, n: int) -> list[dict]:
+    """The sparse selective-shift contextual mapping on every grid input, with the shift factor
+    ``K = R`` (code range) and, for the pitfall, ``K = D = m^d``: repeated values among all
+    outputs (0 = a contextual mapping separating every input), layer counts, and the attention
+    matrices against the integer reference where float64 is exact."""
+    from expressivity.quantization import grid_digits
+
+    digits = grid_digits(m, n, d, m ** (n * d))
+    rows = []
+    for label, K in (("code_range", None), ("delta_pow_minus_d", m**d)):
+        net = positional_network(m, d, n, masks, shift_factor=K)
+        q = run_integer(net, digits)
+        if net.float64_exact:
+            cmp = compare_with_reference(net, digits, q)
+            prec = "float64 (+ exact rationals for rounded tie weights) vs integers"
+        else:
+            cmp = {"matrix_mismatches_float64": -1, "matrix_rechecked_exact": 0,
+                   "matrix_mismatches": -1}
+            prec = "integers only (values exceed 2^52)"
+        mism = cmp["matrix_mismatches"]
+        select = sum(1 for x in net.layers if x.kind == "select")
+        rows.append({
+            "pattern": name, "inv_delta": m, "d": d, "n": n, "shift": label,
+            "shift_factor": net.notes["K"], "code_range": net.notes["R"],
+            "inputs": len(digits), "repeated_values": contextual_all_distinct(q),
+            "select_layers": select, "identity_layers": net.identity_layers,
+            "max_layers": len(net.layers) - select, "s": net.notes["s"], "p": net.notes["p"],
+            "layers_bound": net.notes["p"] * n * m**d + net.notes["s"],
+            "matrix_checked": mism >= 0, **cmp, "precision": prec,
+        })
+    return rows

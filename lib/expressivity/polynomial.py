@@ -1,0 +1,201 @@
+"""Polynomials with zero error from fixed, untrained attention blocks (Fang et al. 2022 claim).
+
+Verified claim (arXiv 2202.12166, abstract): a single-head self-attention Transformer with as many
+fixed, untrained encoder blocks as the degree of a target polynomial generates it with no error,
+only the free (read-out) parameters being fitted. The paper's construction was NOT retrieved; the
+one here is OURS (shared/papers/yun_fang.md section 3.3, tagged [O + N]):
+
+- input ``x in R^d``; ``T = C(d + L, L)`` tokens (the dimension of polynomials of degree <= L);
+  fixed random affine forms ``y_t = a_t . x + c_t`` (``a_t ~ N(0, 0.49 I)``, ``c_t ~ U(-1/2, 1/2)``);
+- token state (row ``t`` of ``X: (T, 2T + 1)``): query block ``y_t e_t``, key block ``e_t``, scalar
+  slot ``z_t = 1``;
+- one block: single-head attention WITHOUT softmax (raw scores) and with a skip connection,
+
+      X <- X + (X W_Q)(X W_K)^T (X W_V) W_O,
+
+  ``W_Q`` reads the query block, ``W_K`` the key block, ``W_V`` reads ``z`` and ``W_O`` writes
+  ``z``. The score of query ``t`` on key ``j`` is ``y_t [t = j]``, so ``z_t <- (1 + y_t) z_t``;
+- after ``L`` identical blocks ``z_t = (1 + y_t)^L``; ``L``-th powers of ``T`` generic affine forms
+  span every polynomial of degree <= L, so a linear read-out ``sum_t beta_t z_t`` (least squares)
+  is exact for degree <= L and has a clear error for degree > L.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PolynomialBlocks:
+    """Fixed block weights (row form): ``W_Q, W_K: (2T+1, T)``, ``W_V: (2T+1, 1)``,
+    ``W_O: (1, 2T+1)``; the affine forms ``a: (T, d)``, ``c: (T,)``; ``L`` blocks."""
+
+    a: np.ndarray
+    c: np.ndarray
+    blocks: int
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    W_O: np.ndarray
+
+    @property
+    def tokens(self) -> int:
+        return self.a.shape[0]
+
+
+def n_tokens(d: int, blocks: int) -> int:
+    """``T = C(d + L, L)``, the dimension of polynomials of degree <= L in d variables."""
+    return math.comb(d + blocks, blocks)
+
+
+def make_blocks(d: int, blocks: int, rng: np.random.Generator) -> PolynomialBlocks:
+    """Draw the fixed affine forms and build the block weights (never trained)."""
+    if d < 1 or blocks < 1:
+        raise ValueError(f"need d >= 1 and blocks >= 1, got d={d}, blocks={blocks}")
+    T = n_tokens(d, blocks)
+    a = rng.normal(0.0, 0.7, size=(T, d))
+    c = rng.uniform(-0.5, 0.5, size=T)
+    width = 2 * T + 1
+    W_Q = np.zeros((width, T))
+    W_Q[:T, :] = np.eye(T)
+    W_K = np.zeros((width, T))
+    W_K[T: 2 * T, :] = np.eye(T)
+    W_V = np.zeros((width, 1))
+    W_V[2 * T, 0] = 1.0
+    W_O = np.zeros((1, width))
+    W_O[0, 2 * T] = 1.0
+    return PolynomialBlocks(a=a, c=c, blocks=blocks, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O)
+
+
+def embed(model: PolynomialBlocks, x: np.ndarray) -> np.ndarray:
+    """Token states ``(N, T, 2T + 1)`` for inputs ``x: (N, d)``: ``[y_t e_t, e_t, 1]``."""
+    T = model.tokens
+    y = x @ model.a.T + model.c                      # (N, T)
+    X = np.zeros((x.shape[0], T, 2 * T + 1))
+    idx = np.arange(T)
+    X[:, idx, idx] = y
+    X[:, idx, T + idx] = 1.0
+    X[:, :, 2 * T] = 1.0
+    return X
+
+
+def block(model: PolynomialBlocks, X: np.ndarray) -> np.ndarray:
+    """One block, no softmax: ``X + (X W_Q)(X W_K)^T (X W_V) W_O`` (batched over inputs)."""
+    scores = (X @ model.W_Q) @ np.swapaxes(X @ model.W_K, -1, -2)
+    return X + scores @ (X @ model.W_V) @ model.W_O
+
+
+def features(model: PolynomialBlocks, x: np.ndarray, blocks: int | None = None,
+             chunk: int = 512) -> np.ndarray:
+    """The scalar slots ``z_t`` after the blocks, ``(N, T)``; equal to ``(1 + y_t)^L``."""
+    blocks = model.blocks if blocks is None else blocks
+    out = []
+    for start in range(0, x.shape[0], chunk):
+        X = embed(model, x[start: start + chunk])
+        for _ in range(blocks):
+            X = block(model, X)
+        out.append(X[:, :, -1])
+    return np.concatenate(out, axis=0)
+
+
+def monomials(d: int, degree: int) -> list[tuple[int, ...]]:
+    """Exponent tuples of all monomials of total degree <= ``degree`` in ``d`` variables."""
+    return [e for e in itertools.product(range(degree + 1), repeat=d) if sum(e) <= degree]
+
+
+def random_polynomial(d: int, degree: int, rng: np.random.Generator):
+    """A random polynomial of exact degree ``degree`` in the tensor Chebyshev basis,
+    ``P(x) = sum_alpha c_alpha prod_i T_{alpha_i}(x_i)`` over ``|alpha| <= degree``: ``c ~ N(0, 1)``
+    below the top degree and ``|c| >= 1`` (random sign) on the top degree, so that no polynomial of
+    lower degree is close to it (in one variable the best error is ``|c_k|``, since ``T_k``
+    equioscillates). Returns ``(exponents, coefficients)``."""
+    exps = monomials(d, degree)
+    coef = rng.normal(size=len(exps))
+    top = np.array([sum(e) == degree for e in exps])
+    coef[top] = np.sign(coef[top]) * (1.0 + np.abs(coef[top]))
+    return exps, coef
+
+
+def evaluate_polynomial(poly, x: np.ndarray) -> np.ndarray:
+    """``P(x)`` for ``x: (N, d)`` in the Chebyshev basis of ``random_polynomial``."""
+    exps, coef = poly
+    x = np.asarray(x, dtype=float)
+    top = max(max(e) for e in exps)
+    cheb = [np.polynomial.chebyshev.chebval(x, np.eye(top + 1)[k]) for k in range(top + 1)]
+    out = np.zeros(x.shape[0])
+    for e, c in zip(exps, coef, strict=True):
+        term = np.ones(x.shape[0])
+        for i, k in enumerate(e):
+            term = term * cheb[k][:, i]
+        out += c * term
+    return out
+
+
+def fit_readout(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least-squares read-out ``beta`` with ``Z beta ~ y`` (the only fitted parameters)."""
+    beta, *_ = np.linalg.lstsq(Z, y, rcond=None)
+    return beta
+
+
+def staircase_error(d: int, blocks: int, degree: int, rng: np.random.Generator,
+                    n_test: int = 2000, oversample: int = 4) -> dict:
+    """Max relative error of the read-out on ``n_test`` points of ``[-1, 1]^d`` for a random
+    polynomial of degree ``degree`` with ``blocks`` fixed blocks (``oversample T`` train points)."""
+    model = make_blocks(d, blocks, rng)
+    poly = random_polynomial(d, degree, rng)
+    x_train = rng.uniform(-1, 1, size=(oversample * model.tokens, d))
+    x_test = rng.uniform(-1, 1, size=(n_test, d))
+    Z = features(model, x_train)
+    beta = fit_readout(Z, evaluate_polynomial(poly, x_train))
+    y = evaluate_polynomial(poly, x_test)
+    pred = features(model, x_test) @ beta
+    # The block output must equal (1 + y_t)^L (a check of the attention algebra itself).
+    algebra = np.max(np.abs(Z - (1 + x_train @ model.a.T + model.c) ** blocks))
+    return {
+        "d": d, "blocks": blocks, "degree": degree, "tokens": model.tokens,
+        "parameters_readout": model.tokens,
+        "max_rel_error": float(np.max(np.abs(pred - y)) / np.max(np.abs(y))),
+        "condition": float(np.linalg.cond(Z)),
+        "block_algebra_error": float(algebra),
+    }
+
+
+def regression_excess(d: int, blocks: int, degree: int, n_train: int, sigma: float,
+                      rng: np.random.Generator, n_test: int = 2000) -> float:
+    """Excess test risk ``E[(prediction - P(x))^2]`` (= expected test MSE minus ``sigma^2``) of
+    the least-squares read-out from ``n_train`` noisy samples ``P(x) + sigma eps``."""
+    model = make_blocks(d, blocks, rng)
+    poly = random_polynomial(d, degree, rng)
+    x = rng.uniform(-1, 1, size=(n_train, d))
+    y = evaluate_polynomial(poly, x) + sigma * rng.normal(size=n_train)
+    beta = fit_readout(features(model, x), y)
+    xt = rng.uniform(-1, 1, size=(n_test, d))
+    return float(np.mean((features(model, xt) @ beta - evaluate_polynomial(poly, xt)) ** 2))
+
+
+def staircase_table(d: int, max_blocks: int, max_degree: int, rng: np.random.Generator,
+                    n_test: int) -> list[dict]:
+    """``staircase_error`` for every (blocks, degree) in ``1..max_blocks x 1..max_degree``."""
+    return [staircase_error(d, L, k, rng, n_test=n_test)
+            for L in range(1, max_blocks + 1) for k in range(1, max_degree + 1)]
+
+
+def regression_table(d: int, degree: int, blocks_list, n_train_list, sigma: float,
+                     repeats: int, rng: np.random.Generator, n_test: int) -> list[dict]:
+    """Mean excess risk over ``repeats`` fresh draws (blocks, target, data) per (blocks, N)."""
+    rows = []
+    for L in blocks_list:
+        for N in n_train_list:
+            ex = [regression_excess(d, L, degree, N, sigma, rng, n_test=n_test)
+                  for _ in range(repeats)]
+            rows.append({"d": d, "degree": degree, "blocks": L, "tokens": n_tokens(d, L),
+                         "n_train": N, "sigma": sigma, "repeats": repeats,
+                         "excess_mse": float(np.mean(ex)),
+                         "excess_mse_sem": float(np.std(ex, ddof=1) / np.sqrt(repeats))
+                         if repeats > 1 else float("nan"),
+                         "variance_prediction": sigma**2 * n_tokens(d, L) / N})
+    return rows

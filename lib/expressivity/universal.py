@@ -1,0 +1,274 @@
+"""End-to-end universal approximation by constructed (not trained) Transformers.
+
+Two routes to approximate a continuous function ``f: [0, 1]^{n x d} -> R^{n x d}`` in ``L^p``:
+
+1. Yun et al. (2020a), Theorem 2 / Proposition 4 (recalled [M], reconstructed; see
+   shared/papers/yun_fang.md 1.4): quantize with ``d m`` feed-forward layers
+   (``expressivity.quantization``), compute a contextual mapping with ``D + 1`` selective-shift
+   attention layers (``expressivity.contextual_shift``), then a token-wise value mapping, one
+   width-1 FF layer per attainable value of ``q`` (Lemma 7): ``q -> f_bar(L)_k`` when ``q`` is a
+   value of a grid input ``L`` with distinct tokens, ``0`` otherwise (property 4 puts the values of
+   inputs with repeated tokens outside ``[t_l, t_r]``). ``f_bar`` is ``f`` at the cube centre (our
+   choice). The modified Transformer (hardmax, activations in ``Phi``) is evaluated exactly; the
+   step to softmax/ReLU only adds errors on sets of vanishing measure (not simulated here).
+   With positional encoding ``E_j = (j - 1) 1`` (Theorem 3) the same pipeline approximates a
+   function that is not permutation equivariant.
+2. Kajitsuka & Sato (2024), Proposition 1 (statement verified, construction reconstructed [R/D];
+   shared/papers/kajitsuka_sato.md section 5): one quantizing FFN, ONE rank-1 single-head softmax
+   attention layer (``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, ``W_O = eps/(4 r_max) v``), one
+   memorizing FFN (Zhang et al. 2017, ``expressivity.memorization.fit_relu_interpolant``).
+   Here ``lam`` is a configured practical value, not the paper's worst-case one (which needs
+   hundreds of thousands of digits); the separation it reaches on the whole grid is measured.
+   The attention layer is the minimum written inline: the memorization stage's
+   ``contextual_mapping`` module was not available when this was written.
+
+Monte-Carlo ``L^p`` error: ``( mean_X sum_{k,i} |f(X)_{k,i} - g(X)_{k,i}|^p )^{1/p}`` on a fixed
+seeded uniform sample of ``[0, 1)^{n x d}`` (the domain has volume 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+
+from expressivity.attention import softmax
+from expressivity.contextual_shift import (
+    dense_network,
+    positional_network,
+    run_integer,
+)
+from expressivity.memorization import fit_relu_interpolant
+from expressivity.quantization import (
+    check_budget,
+    check_inverse_delta,
+    quantize,
+    quantizer_parameters,
+)
+
+EQUIVARIANT_TARGETS = ("sin_mean", "softmax_average")
+POSITIONAL_TARGETS = ("weighted_shift",)
+TARGETS = EQUIVARIANT_TARGETS + POSITIONAL_TARGETS
+
+
+def check_target(name: str) -> str:
+    if name not in TARGETS:
+        raise ValueError(f"unknown target {name!r}; known targets: {', '.join(TARGETS)}")
+    return name
+
+
+def target(name: str, X: np.ndarray) -> np.ndarray:
+    """Targets on ``X: (..., n, d)``:
+
+    - ``sin_mean``: ``f(X)_{k,i} = sin(2 pi X_{k,i}) * mean_j X_{j,i}`` (permutation equivariant);
+    - ``softmax_average``: ``f(X)_k = sum_j softmax_j(<x_k, x_j>) x_j`` (equivariant);
+    - ``weighted_shift``: ``f(X)_k = (k + 1)/n * x_{(k+1) mod n}`` (NOT equivariant).
+    """
+    check_target(name)
+    X = np.asarray(X, dtype=float)
+    if name == "sin_mean":
+        return np.sin(2 * np.pi * X) * X.mean(axis=-2, keepdims=True)
+    if name == "softmax_average":
+        return softmax(X @ np.swapaxes(X, -1, -2)) @ X
+    n = X.shape[-2]
+    w = (np.arange(n) + 1.0) / n
+    return w[:, None] * np.roll(X, -1, axis=-2)
+
+
+def grid_target(name: str, digits: np.ndarray, m: int) -> np.ndarray:
+    """``f_bar`` on grid inputs: ``f`` at the cube centres ``(digits + 1/2) / m``."""
+    return target(name, (np.asarray(digits, dtype=float) + 0.5) / m)
+
+
+def lp_errors(F: np.ndarray, G: np.ndarray, ps=(1, 2)) -> dict:
+    """Monte-Carlo ``L^p`` distances over a sample ``F, G: (S, n, d)``."""
+    diff = np.abs(F - G).reshape(F.shape[0], -1)
+    return {f"L{p}": float(np.mean(np.sum(diff**p, axis=1)) ** (1 / p)) for p in ps}
+
+
+def sample(rng: np.random.Generator, size: int, n: int, d: int) -> np.ndarray:
+    """``size`` uniform inputs of ``[0, 1)^{n x d}``."""
+    return rng.random((size, n, d))
+
+
+def _class_digits(m: int, d: int, n: int, budget: int, repeats: bool) -> np.ndarray:
+    """Canonical grid inputs: sets (or multisets when ``repeats``) of ``n`` tokens, sorted by
+    code, as digits ``(C, n, d)``."""
+    D = m**d
+    count = math.comb(D + n - 1, n) if repeats else math.comb(D, n)
+    check_budget(count, budget, f"value table 1/delta={m}, n={n}, d={d}")
+    comb = itertools.combinations_with_replacement if repeats else itertools.combinations
+    cls = np.array(list(comb(range(D), n)), dtype=np.int64).reshape(-1, n)
+    digits = np.stack([(cls // m**i) % m for i in range(d)], axis=-1)
+    return digits
+
+
+def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False) -> dict:
+    """Quantize -> selective-shift contextual mapping -> value mapping; errors and counts.
+
+    The value mapping is the table ``q -> f_bar(L)_k`` over the grid inputs (canonical classes
+    with distinct tokens; every grid input with positional encoding). A sample value that is not
+    in the table must lie outside ``[t_l, t_r]`` (property 4) and is mapped to 0; one inside is
+    counted as a violation.
+    """
+    check_target(name)
+    m = check_inverse_delta(m)
+    S, n, d = X.shape
+    if positional:
+        check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
+        net = positional_network(m, d, n)
+        grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
+        table_digits = grid.reshape(-1, n, d).astype(np.int64)
+    else:
+        net = dense_network(m, d, n)
+        table_digits = _class_digits(m, d, n, budget, repeats=False)
+    q_table = run_integer(net, table_digits)
+    v_table = grid_target(name, table_digits, m)
+    keys = q_table.ravel()
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    vals = v_table.reshape(-1, d)[order]
+    if np.any(keys[1:] == keys[:-1]):
+        raise ValueError("the contextual mapping repeats a value on the grid; no value mapping")
+    digits = quantize(X, m).astype(np.int64)
+    q = run_integer(net, digits)
+    flat = q.ravel()
+    if len(keys) == 0:      # fewer grid tokens than n: every grid input repeats a token
+        G = np.zeros((S, n, d))
+        violations = 0
+    else:
+        t_l, t_r = keys[0], keys[-1]
+        pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
+        hit = keys[pos] == flat
+        G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
+        violations = int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
+    ff_value_layers = len(keys)
+    params = (quantizer_parameters(m, d) + net.parameters()
+              + ff_value_layers * (3 * d + 1))
+    return {
+        "G": G,
+        "layers_ff_quantize": d * m,
+        "layers_attention": net.attention_layers,
+        "layers_ff_value": ff_value_layers,
+        "layers_total": d * m + net.attention_layers + ff_value_layers,
+        "parameters": params,
+        "property4_violations": violations,
+        "precision": "exact integers (hardmax, Phi activations)",
+    }
+
+
+def rank1_attention(T: np.ndarray, v: np.ndarray, lam: float, W_O: np.ndarray) -> np.ndarray:
+    """One rank-1 single-head softmax attention layer with skip connection, ``T: (S, n, d)``:
+    ``y_k = t_k + W_O sum_j softmax_j(lam z_k z_j) z_j``, ``z = T v`` (Kajitsuka & Sato 2024,
+    Theorem 2 construction, row form). The keys are summed in increasing order of ``z`` (the sum
+    is over a set; a fixed order makes the float64 result the same for every permutation)."""
+    z = T @ v                                               # (S, n)
+    order = np.argsort(z, axis=-1, kind="stable")
+    zs = np.take_along_axis(z, order, axis=-1)
+    A = softmax(lam * z[..., :, None] * zs[..., None, :])   # (S, n, n)
+    ctx = np.sum(A * zs[..., None, :], axis=-1)             # (S, n)
+    return T + ctx[..., None] * W_O[None, None, :]
+
+
+def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
+             rng: np.random.Generator, dps: int = 40) -> dict:
+    """Kajitsuka & Sato's two-layer route: quantizing FFN, one rank-1 attention, Zhang FFN.
+
+    FFN 1 maps a token to ``1 + (digits + 1/2)/m`` (cube centres shifted so that
+    ``r_min >= 1``); the attention uses a random unit ``v`` (``v = 1`` for ``d = 1``),
+    ``eps = 1/m`` (token separation) and ``r_max = 2 sqrt(d)``; FFN 2 memorizes every (token,
+    context) point of every grid multiset (repeated tokens included) with labels ``f_bar``,
+    solved in mpmath with ``dps`` digits and evaluated in float64.
+    """
+    check_target(name)
+    m = check_inverse_delta(m)
+    S, n, d = X.shape
+    v = np.ones(1) if d == 1 else rng.normal(size=d)
+    v = v / np.linalg.norm(v)
+    eps, r_max = 1.0 / m, 2.0 * math.sqrt(d)
+    W_O = eps / (4 * r_max) * v
+
+    def ffn1(digits):
+        return 1.0 + (digits + 0.5) / m
+
+    cls = _class_digits(m, d, n, budget, repeats=True)
+    Y = rank1_attention(ffn1(cls), v, lam, W_O).reshape(-1, d)
+    labels = grid_target(name, cls, m).reshape(-1, d)
+    a = np.ones(1) if d == 1 else rng.normal(size=d)
+    z = Y @ a
+    # identical (token, context) points are the same point with the same label: merge them.
+    zu, first = np.unique(z, return_index=True)
+    lab = labels[first]
+    gaps = np.diff(zu)
+    min_gap = float(gaps.min()) if gaps.size else math.inf
+    rounding = 8 * np.finfo(float).eps * float(np.max(np.abs(zu)))
+    # labels must agree where points coincide (consistency); count conflicts
+    idx = np.searchsorted(zu, z)
+    conflicts = int(np.sum(np.any(np.abs(labels - lab[idx]) > 1e-12, axis=1)))
+    collapsed = min_gap <= rounding
+    with mpmath.workdps(dps):
+        zm = [mpmath.mpf(float(t)) for t in zu]
+        nets = [fit_relu_interpolant(zm, [mpmath.mpf(float(t)) for t in lab[:, i]])
+                for i in range(d)]
+        b = np.array([float(t) for t in nets[0].b])
+        W = np.array([[float(t) for t in f.w] for f in nets])      # (d, N)
+
+    def ffn2(zq):
+        out = np.empty((zq.shape[0], d))
+        for s in range(0, zq.shape[0], 2048):
+            relu = np.maximum(zq[s: s + 2048, None] - b[None, :], 0.0)
+            out[s: s + 2048] = relu @ W.T
+        return out
+
+    resid = float(np.max(np.abs(ffn2(zu) - lab)))
+    bound = float(len(zu) * np.max(np.abs(W)) * (np.max(np.abs(zu)) + np.max(np.abs(b)))
+                  * np.finfo(float).eps * 4)
+    digits = quantize(X, m).astype(np.int64)
+    Ys = rank1_attention(ffn1(digits), v, lam, W_O)
+    G = ffn2((Ys @ a).ravel()).reshape(S, n, d)
+    N = len(zu)
+    params = (3 * d * (m - 1) + d) + 4 * d + (d + N + d * N)
+    return {
+        "G": G,
+        "layers_ff_quantize": 1,
+        "layers_attention": 1,
+        "layers_ff_value": 1,
+        "layers_total": 3,
+        "parameters": params,
+        "memorized_points": N,
+        "min_separation": min_gap,
+        "collapsed": bool(collapsed),
+        "label_conflicts": conflicts,
+        "memorization_residual": resid,
+        "residual_bound": bound,
+        "precision": f"float64 forward; FFN solved in mpmath ({dps} digits)",
+    }
+
+
+def approximation_table(name: str, inv_deltas, X: np.ndarray, lam: float, budget: int,
+                        ks_rng: np.random.Generator, dps: int) -> list[dict]:
+    """``L^1``/``L^2`` Monte-Carlo errors, layers and parameters against ``delta`` for one target:
+    Yun et al.'s route (positional for targets that are not equivariant) and, for equivariant
+    targets, Kajitsuka & Sato's two-layer route on the same sample."""
+    check_target(name)
+    ms = [check_inverse_delta(m) for m in inv_deltas]
+    F = target(name, X)
+    S, n, d = X.shape
+    rows = []
+    for m in ms:
+        routes = []
+        if name in EQUIVARIANT_TARGETS:
+            routes.append(("yun", yun_route(name, X, m, budget)))
+            routes.append(("kajitsuka_sato", ks_route(name, X, m, lam, budget, ks_rng, dps)))
+        else:
+            routes.append(("yun_positional", yun_route(name, X, m, budget, positional=True)))
+        for route, res in routes:
+            G = res.pop("G")
+            rows.append({"target": name, "route": route, "inv_delta": m, "delta": 1.0 / m,
+                         "n": n, "d": d, "samples": S, **lp_errors(F, G),
+                         "piecewise_constant_L1": lp_errors(
+                             F, grid_target(name, quantize(X, m), m))["L1"],
+                         **res})
+    return rows

@@ -1,0 +1,37 @@
+"""config/ci.yaml through SLURM (a real single-node cluster on localhost) gives the same bytes as a
+local run. Run with `make test-cluster`, which starts the cluster (tests/cluster/start_slurm.sh)."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import Workflow, copy_project
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("EXPRESSIVITY_TEST_CLUSTER") != "1" or shutil.which("sbatch") is None,
+    reason="needs a running SLURM cluster: make test-cluster",
+)
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted((root / "results").rglob("*.csv"))
+            if "benchmarks" not in p.parts}
+
+
+def test_slurm_run_matches_local_run_byte_for_byte(tmp_path):
+    state = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True).stdout
+    assert state.strip(), "sinfo reports no node: is slurmd running?"
+    local = Workflow(copy_project(tmp_path / "local"))
+    local.run()
+    cluster = Workflow(copy_project(tmp_path / "cluster"))
+    proc = cluster.run("--workflow-profile", "workflow/profiles/slurm")
+    assert "sbatch" in proc.stdout + proc.stderr or list((cluster.path / ".snakemake").rglob("slurm_logs"))
+    ours, theirs = digests(local.path), digests(cluster.path)
+    assert ours and ours.keys() == theirs.keys()
+    differ = [name for name in ours if ours[name] != theirs[name]]
+    assert not differ, f"SLURM and local runs differ in {differ}"

@@ -1,0 +1,65 @@
+"""`make artifacts`: the archive's manifest matches its files, and tampering is detected."""
+
+import gzip
+import io
+import json
+import shutil
+import tarfile
+
+import pytest
+
+import bundle
+
+
+@pytest.fixture
+def run_tree(tmp_path, root):
+    for name in ("pyproject.toml", "config/ci.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / name, tmp_path / name)
+    (tmp_path / "figures/s").mkdir(parents=True)
+    (tmp_path / "figures/s/a.png").write_bytes(b"png")
+    (tmp_path / "figures/s/a.pdf").write_bytes(b"pdf")
+    (tmp_path / "results/s").mkdir(parents=True)
+    (tmp_path / "results/s/t.csv").write_text("x\n1\n")
+    (tmp_path / "results/benchmarks").mkdir()
+    (tmp_path / "results/benchmarks/j.tsv").write_text("s\n1\n")
+    (tmp_path / "results/claims.csv").write_text("id,status\na,pass\nb,fail\n")
+    (tmp_path / "results/report.html").write_text("<html></html>")
+    return tmp_path
+
+
+def test_bundle_manifest_matches_files_and_is_deterministic(run_tree):
+    first = bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")
+    data = first.read_bytes()
+    assert bundle.verify(first) == []
+    again = bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")
+    assert again.read_bytes() == data
+    with tarfile.open(first, "r:gz") as tar:
+        names = set(tar.getnames())
+        info = json.load(tar.extractfile("MANIFEST.json"))
+    assert names == {"MANIFEST.json", "figures/s/a.png", "figures/s/a.pdf", "results/s/t.csv",
+                     "results/claims.csv", "results/report.html"}
+    assert info["claims"] == {"total": 2, "passed": 1}
+    assert info["config"] == (run_tree / "config/ci.yaml").read_text()
+    assert "snakemake" in info["packages"] and "commit" in info
+
+
+def test_verify_detects_a_changed_file(run_tree, tmp_path):
+    archive = bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")
+    with tarfile.open(archive, "r:gz") as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers()]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for member, data in members:
+            if member.name == "results/s/t.csv":
+                data = b"x\n2\n"
+            tar.addfile(member, io.BytesIO(data))
+    forged = tmp_path / "forged.tar.gz"
+    forged.write_bytes(gzip.compress(buffer.getvalue()))
+    assert bundle.verify(forged) == ["results/s/t.csv: sha256 differs from the manifest"]
+
+
+def test_incomplete_run_is_refused(run_tree):
+    (run_tree / "results/report.html").unlink()
+    with pytest.raises(SystemExit, match="report.html missing"):
+        bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")

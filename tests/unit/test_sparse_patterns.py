@@ -1,0 +1,117 @@
+"""Sparse attention patterns and Assumption 1 (Yun et al. 2020b)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.attention import Head, self_attention
+from expressivity.sparse_patterns import (
+    PATTERNS,
+    assumption1,
+    hamiltonian_path,
+    pattern_masks,
+    reach_steps,
+)
+
+
+def _brute_s(masks, cap):
+    """Reference for condition 3 with plain boolean matrix products."""
+    p = len(masks)
+    S = masks[0].astype(int)
+    for t in range(1, cap + 1):
+        if S.all():
+            return t
+        S = ((masks[t % p].astype(int) @ S) > 0).astype(int)
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(PATTERNS), st.integers(1, 40), st.integers(0, 2**31))
+def test_masks_are_boolean_square_with_self_loops(name, n, seed):
+    masks = pattern_masks(name, n, rng=np.random.default_rng(seed))
+    assert masks
+    for m in masks:
+        assert m.dtype == bool and m.shape == (n, n)
+        assert np.all(np.diag(m))
+    s = reach_steps(masks)
+    assert s == _brute_s(masks, 4 * n * len(masks))
+
+
+@pytest.mark.parametrize("n", [16, 64, 256])
+def test_assumption1_table(n):
+    rng = np.random.default_rng(1)
+    expect_s = {"dense": 1, "fixed": 2, "star": 2, "window": n - 1, "longformer": 2, "bigbird": 2}
+    for name, s in expect_s.items():
+        a = assumption1(pattern_masks(name, n, rng=rng))
+        assert a["satisfied"] and a["s"] == s, (name, a)
+    strided = assumption1(pattern_masks("strided", n))
+    assert strided["satisfied"] and strided["s"] in (2, 3)
+    causal = assumption1(pattern_masks("causal_strided", n))
+    assert causal["self_loops"] and causal["hamiltonian_path"] and causal["s"] is None
+    assert not causal["satisfied"]
+
+
+def test_connections_scale():
+    """O(n) patterns have connections growing linearly; dense quadratically; STRIDED as n^1.5."""
+    ns = np.array([64, 256, 1024])
+    rng = np.random.default_rng(0)
+
+    def slope(name):
+        c = [assumption1(pattern_masks(name, int(n), rng=rng))["connections_max"] for n in ns]
+        return np.polyfit(np.log(ns), np.log(c), 1)[0]
+
+    assert abs(slope("dense") - 2) < 1e-9
+    assert abs(slope("star") - 1) < 0.02
+    assert abs(slope("window") - 1) < 0.02
+    assert abs(slope("strided") - 1.5) < 0.05
+
+
+def test_random_pattern_with_unattended_tokens_fails():
+    """A token attended by nobody else can never be reached: condition 3 must fail."""
+    n = 8
+    M = np.eye(n, dtype=bool)
+    M[:, 0] = True            # everyone attends token 0; tokens 1..7 attended by nobody else
+    a = assumption1([M])
+    assert a["s"] is None and a["hamiltonian_path"] is False and not a["satisfied"]
+
+
+def test_hamiltonian_search_finds_nontrivial_path():
+    n = 6
+    order = [3, 0, 5, 1, 4, 2]
+    M = np.eye(n, dtype=bool)
+    for a, b in zip(order, order[1:], strict=False):
+        M[b, a] = True
+    found, path = hamiltonian_path([M])
+    assert found and path == order
+
+
+def test_masks_work_with_numpy_and_torch_attention():
+    n, d = 16, 3
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(n, d))
+    head = Head(*(rng.normal(size=(d, 2)) for _ in range(3)), rng.normal(size=(2, d)))
+    for name in PATTERNS:
+        for m in pattern_masks(name, n, rng=rng):
+            out = self_attention(X, [head], mask=m)
+            assert np.all(np.isfinite(out))
+            t = torch.nn.functional.scaled_dot_product_attention(
+                torch.tensor(X[None]), torch.tensor(X[None]), torch.tensor(X[None]),
+                attn_mask=torch.from_numpy(m))
+            assert torch.isfinite(t).all()
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="known patterns: dense"):
+        pattern_masks("dilated", 8)
+    with pytest.raises(ValueError, match="rng"):
+        pattern_masks("random", 8)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        pattern_masks("window", 8, stride=2)
+    with pytest.raises(ValueError, match="w must be >= 1"):
+        pattern_masks("strided", 8, w=0)
+    with pytest.raises(ValueError, match="positive integer"):
+        pattern_masks("dense", 0)

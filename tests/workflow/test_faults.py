@@ -1,0 +1,132 @@
+"""Faults: a run killed mid-job resumes to the same bytes; unwritable or full output directories
+and corrupt intermediate tables fail with a message naming the path."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import SNAKEMAKE
+
+pytestmark = pytest.mark.workflow
+
+
+def csv_digests(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted((root / "results").rglob("*.csv"))}
+
+
+def start(flow) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(flow.path / "lib")}
+    return subprocess.Popen([str(SNAKEMAKE), "--cores", "2", "--configfile", "config/ci.yaml"],
+                            cwd=flow.path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_for_running_job(flow, proc, timeout=120.0) -> None:
+    """Return once Snakemake has marked the outputs of a running job as incomplete."""
+    markers = flow.path / ".snakemake" / "incomplete"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if markers.is_dir() and any(markers.iterdir()):
+            return
+        if proc.poll() is not None:
+            pytest.fail("the workflow finished before a job could be interrupted")
+        time.sleep(0.02)
+    pytest.fail("no job started")
+
+
+def wait_for_group(pgid: int, timeout=120.0) -> None:
+    """Wait until every process of the killed run (orphaned jobs included) has ended."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.killpg(pgid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_run_resumes_to_identical_outputs(ci_run, fresh_copy, sig):
+    proc = start(fresh_copy)
+    wait_for_running_job(fresh_copy, proc)
+    os.kill(proc.pid, sig)  # the snakemake process only; its job processes are left alone
+    proc.wait(timeout=120)
+    wait_for_group(proc.pid)
+    assert not list((fresh_copy.path / "results").rglob(".*.tmp")), "a temporary table survived"
+    if sig == signal.SIGKILL:
+        fresh_copy.run("--unlock")  # a killed Snakemake leaves its lock behind
+    fresh_copy.run("--rerun-incomplete")
+    assert csv_digests(fresh_copy.path) == csv_digests(ci_run.path)
+    assert fresh_copy.planned_jobs() == {}
+
+
+def test_incomplete_outputs_are_never_taken_as_complete(fresh_copy):
+    proc = start(fresh_copy)
+    wait_for_running_job(fresh_copy, proc)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole run, jobs included: outputs stay incomplete
+    proc.wait(timeout=60)
+    wait_for_group(proc.pid)
+    fresh_copy.run("--unlock")
+    plain = fresh_copy.run(check=False)
+    if plain.returncode == 0:
+        pytest.skip("the killed job had not created its output yet")
+    assert "incomplete" in (plain.stdout + plain.stderr).lower()
+    assert "--rerun-incomplete" in plain.stdout + plain.stderr
+
+
+def mount_tmpfs(where: Path, *options: str) -> bool:
+    where.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs", str(where)],
+                          capture_output=True)
+    return proc.returncode == 0
+
+
+@pytest.fixture
+def mounted(fresh_copy):
+    points = []
+
+    def mount(rel: str, *options: str) -> Path:
+        where = fresh_copy.path / rel
+        if os.geteuid() != 0 or not mount_tmpfs(where, *options):
+            pytest.skip("needs root and tmpfs mounts to make a read-only or full directory")
+        points.append(where)
+        return where
+
+    yield mount
+    for where in reversed(points):
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def test_read_only_results_directory_fails_naming_the_path(fresh_copy, mounted):
+    mounted("results", "ro", "size=1m")
+    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    assert proc.returncode != 0
+    assert "Read-only file system" in proc.stdout + proc.stderr
+    assert "results/" in proc.stdout + proc.stderr
+
+
+def test_full_results_directory_fails_naming_the_path(fresh_copy, mounted):
+    mounted("results", "size=12k")
+    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "No space left on device" in out
+    assert "results/" in out
+
+
+def test_corrupt_intermediate_table_fails_the_consumer_naming_the_file(fresh_copy):
+    fresh_copy.run("hardmax_vs_softmax")
+    table = fresh_copy.path / "results/hardmax_vs_softmax/theorem1_search.csv"
+    data = table.read_bytes()
+    table.write_bytes(data[: len(data) // 2])  # cut mid-line, as a crashed copy would leave it
+    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    assert proc.returncode != 0
+    assert "results/hardmax_vs_softmax/theorem1_search.csv: table is truncated" in \
+        proc.stdout + proc.stderr

@@ -1,0 +1,136 @@
+"""Bundle a run's outputs into one archive with a manifest: ``make artifacts``.
+
+The archive ``dist/expressivity-<commit>.tar.gz`` holds ``figures/``, every CSV under ``results/``
+(benchmark records excluded), ``results/claims.csv``, ``results/report.html`` and ``MANIFEST.json``:
+the sha256 and size of every file, the config the run used, the installed versions of the pinned
+packages, the git commit (and whether the tree had uncommitted changes) and the claims summary.
+The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
+``verify`` checks an archive against its manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import tarfile
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+
+def collect(root: Path) -> list[Path]:
+    """The files to bundle, relative to ``root``; refuses when the run is incomplete."""
+    required = [root / "results/claims.csv", root / "results/report.html"]
+    missing = [str(p.relative_to(root)) for p in required if not p.is_file()]
+    if missing:
+        raise SystemExit(f"cannot bundle: {', '.join(missing)} missing; run `make` first")
+    files = {p for p in (root / "figures").rglob("*") if p.is_file() and p.suffix in (".png", ".pdf")}
+    files |= {p for p in (root / "results").rglob("*.csv") if "benchmarks" not in p.parts}
+    files |= set(required)
+    return sorted(p.relative_to(root) for p in files)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def git(root: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+
+
+def package_versions(root: Path) -> dict[str, str]:
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    names = [p.split("==")[0] for p in project["dependencies"]]
+    names += [p.split("==")[0] for group in project["optional-dependencies"].values() for p in group]
+    versions = {}
+    for name in sorted(names):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def manifest(root: Path, files: list[Path], config: Path) -> dict:
+    with (root / "results/claims.csv").open(newline="") as handle:
+        statuses = [row["status"] for row in csv.DictReader(handle)]
+    return {
+        "commit": git(root, "rev-parse", "HEAD"),
+        "uncommitted_changes": bool(git(root, "status", "--porcelain", "--untracked-files=no")),
+        "config_file": str(config),
+        "config": (root / config).read_text(),
+        "python": sys.version.split()[0],
+        "packages": package_versions(root),
+        "claims": {"total": len(statuses), "passed": statuses.count("pass")},
+        "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
+                  for f in files},
+    }
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime, info.mode = len(data), 0, 0o644
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    tar.addfile(info, io.BytesIO(data))
+
+
+def build(root: Path, config: Path, out_dir: Path) -> Path:
+    files = collect(root)
+    info = manifest(root, files, config)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"expressivity-{info['commit'][:12]}.tar.gz"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        _add(tar, "MANIFEST.json", json.dumps(info, indent=2, sort_keys=True).encode() + b"\n")
+        for f in files:
+            _add(tar, str(f), (root / f).read_bytes())
+    with gzip.GzipFile(target, "wb", mtime=0) as gz:
+        gz.write(buffer.getvalue())
+    return target
+
+
+def verify(archive: Path) -> list[str]:
+    """Problems found when checking ``archive`` against its manifest (empty when it matches)."""
+    problems = []
+    with tarfile.open(archive, "r:gz") as tar:
+        members = {m.name: m for m in tar.getmembers()}
+        info = json.load(tar.extractfile(members.pop("MANIFEST.json")))
+        for name, entry in info["files"].items():
+            if name not in members:
+                problems.append(f"{name}: listed in the manifest but not in the archive")
+                continue
+            data = tar.extractfile(members.pop(name)).read()
+            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+                problems.append(f"{name}: sha256 differs from the manifest")
+        problems += [f"{name}: in the archive but not in the manifest" for name in members]
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    make = sub.add_parser("build", help="bundle the outputs of the last run")
+    make.add_argument("--config", default="config/config.yaml", type=Path)
+    make.add_argument("--out", default="dist", type=Path)
+    check = sub.add_parser("verify", help="check an archive against its manifest")
+    check.add_argument("archive", type=Path)
+    args = parser.parse_args()
+    root = Path(__file__).resolve().parents[1]
+    if args.command == "build":
+        print(build(root, args.config, root / args.out))
+        return 0
+    problems = verify(args.archive)
+    print("\n".join(problems) or f"{args.archive}: every file matches its manifest entry")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

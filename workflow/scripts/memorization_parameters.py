@@ -1,0 +1,7 @@
+"""Parameter counts against N with reference orders of growth, and the log-log slope per series."""
+
+from expressivity.io import read_table, write_table
+from expressivity.memorization import parameter_table
+
+df = read_table(snakemake.input.search, ["d", "V", "n", "N", "n_parameters"])
+write_table(parameter_table(df), snakemake.output[0])
