@@ -21,6 +21,11 @@ include: "workflow/rules/trained_models.smk"
 include: "workflow/rules/claims.smk"
 
 
+# Under a cluster executor only compute jobs (the rules with a benchmark record) are submitted;
+# gathers, plots and claims are cheap and run on the submitting host.
+workflow.localrules(*[rule.name for rule in workflow.rules if not rule.benchmark])
+
+
 report: "workflow/report/workflow.rst"
 
 

@@ -1,15 +1,16 @@
-"""Wall time of a full run per stage, and of a no-op rerun (reported, never asserted).
+"""Wall time and peak memory of a clean run per stage, and of a no-op rerun (``make bench``).
 
-Usage: ``.venv/bin/python benchmarks/workflow.py [--config config/config.yaml] [--cores 2]``.
-Runs the workflow in a temporary copy of the project, one stage at a time from clean, then the
-whole workflow again (which must do nothing) and prints a table. The per-job times Snakemake
-records are in results/benchmarks/ of that copy.
+Runs the workflow in a temporary copy of the project: each stage from clean (its aggregate rule),
+then the rest (the claims table), then the whole workflow again, which must run nothing. Peak
+memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Writes a CSV and a
+figure and prints the table. Reported, never asserted: the numbers depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -17,10 +18,22 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from expressivity.claims import STAGES  # noqa: E402
+from expressivity.io import write_table  # noqa: E402
+from expressivity.plotting import figure, save  # noqa: E402
 from harness import copy_project  # noqa: E402
+
+
+def peak_rss_mb(work: Path, stage: str) -> float:
+    """Largest max_rss (MB) over the stage's job benchmark records."""
+    peaks = [pd.read_csv(p, sep="\t")["max_rss"].max()
+             for p in (work / "results/benchmarks" / stage).glob("*.tsv")]
+    peaks = [float(p) for p in peaks if pd.notna(p)]
+    return max(peaks) if peaks else float("nan")
 
 
 def main() -> None:
@@ -28,6 +41,8 @@ def main() -> None:
     parser.add_argument("--config", default="config/config.yaml")
     parser.add_argument("--cores", default="2")
     parser.add_argument("--stages", nargs="*", default=None, help="default: every stage")
+    parser.add_argument("--csv", type=Path, default=None, help="write the table here")
+    parser.add_argument("--figure", type=Path, default=None, help="write a bar chart here (PNG)")
     args = parser.parse_args()
     snakemake = str(Path(sys.executable).parent / "snakemake")
     work = Path(tempfile.mkdtemp(prefix="expressivity-bench-"))
@@ -37,25 +52,34 @@ def main() -> None:
 
         def run(*targets: str) -> float:
             start = time.perf_counter()
-            subprocess.run([snakemake, *targets, "--cores", args.cores, "--configfile", args.config,
-                            "--quiet", "all"], cwd=work, env=env, check=True, capture_output=True)
+            subprocess.run([snakemake, *targets, "--cores", args.cores, "--configfile", args.config],
+                           cwd=work, env=env, check=True, capture_output=True)
             return time.perf_counter() - start
 
         listed = subprocess.run([snakemake, "--list-rules", "--configfile", args.config], cwd=work,
                                 env=env, check=True, capture_output=True, text=True).stdout.split()
         stages = args.stages or [s for s in STAGES if s in listed]
-        print(f"config {args.config}, --cores {args.cores}, machine: {os.cpu_count()} CPUs")
-        print(f"{'stage':<28}{'wall time (s)':>14}")
-        total = 0.0
-        for stage in stages:
-            seconds = run(stage)
-            total += seconds
-            print(f"{stage:<28}{seconds:>14.1f}")
-        rest = run()
-        print(f"{'claims and remaining jobs':<28}{rest:>14.1f}")
-        print(f"{'no-op rerun':<28}{run():>14.1f}")
+        rows = [{"step": stage, "wall_s": run(stage), "peak_rss_mb": peak_rss_mb(work, stage)}
+                for stage in stages]
+        rows.append({"step": "claims table", "wall_s": run(), "peak_rss_mb": float("nan")})
+        rows.append({"step": "no-op rerun", "wall_s": run(), "peak_rss_mb": float("nan")})
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    table = pd.DataFrame(rows).assign(config=args.config, cores=args.cores,
+                                      machine=f"{platform.machine()}, {os.cpu_count()} CPUs")
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    if args.csv:
+        write_table(table, args.csv)
+    if args.figure:
+        with figure(1, 2, figsize=(10, 4)) as (fig, (left, right)):
+            left.barh(table["step"], table["wall_s"])
+            left.set_xlabel("wall time (s)")
+            left.invert_yaxis()
+            right.barh(table["step"], table["peak_rss_mb"].fillna(0))
+            right.set_xlabel("peak memory of any job (MB)")
+            right.invert_yaxis()
+            fig.suptitle(f"{args.config}, --cores {args.cores}")
+            save(fig, args.figure)
 
 
 if __name__ == "__main__":

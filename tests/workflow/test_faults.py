@@ -15,14 +15,19 @@ from harness import SNAKEMAKE
 pytestmark = pytest.mark.workflow
 
 
+#: The stage these tests interrupt (one stage keeps them fast; the mechanism is the same for all).
+STAGE = "hardmax_vs_softmax"
+
+
 def csv_digests(root: Path) -> dict[str, str]:
+    tables = [*(root / "results" / STAGE).rglob("*.csv"), root / "results/claims" / f"{STAGE}.csv"]
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((root / "results").rglob("*.csv"))}
+            for p in sorted(tables)}
 
 
 def start(flow) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(flow.path / "lib")}
-    return subprocess.Popen([str(SNAKEMAKE), "--cores", "2", "--configfile", "config/ci.yaml"],
+    return subprocess.Popen([str(SNAKEMAKE), STAGE, "--cores", "2", "--configfile", "config/ci.yaml"],
                             cwd=flow.path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -62,9 +67,9 @@ def test_killed_run_resumes_to_identical_outputs(ci_run, fresh_copy, sig):
     assert not list((fresh_copy.path / "results").rglob(".*.tmp")), "a temporary table survived"
     if sig == signal.SIGKILL:
         fresh_copy.run("--unlock")  # a killed Snakemake leaves its lock behind
-    fresh_copy.run("--rerun-incomplete")
+    fresh_copy.run(STAGE, "--rerun-incomplete")
     assert csv_digests(fresh_copy.path) == csv_digests(ci_run.path)
-    assert fresh_copy.planned_jobs() == {}
+    assert fresh_copy.planned_jobs(STAGE) == {}
 
 
 def test_incomplete_outputs_are_never_taken_as_complete(fresh_copy):
@@ -74,7 +79,7 @@ def test_incomplete_outputs_are_never_taken_as_complete(fresh_copy):
     proc.wait(timeout=60)
     wait_for_group(proc.pid)
     fresh_copy.run("--unlock")
-    plain = fresh_copy.run(check=False)
+    plain = fresh_copy.run(STAGE, check=False)
     if plain.returncode == 0:
         pytest.skip("the killed job had not created its output yet")
     assert "incomplete" in (plain.stdout + plain.stderr).lower()
@@ -106,7 +111,7 @@ def mounted(fresh_copy):
 
 def test_read_only_results_directory_fails_naming_the_path(fresh_copy, mounted):
     mounted("results", "ro", "size=1m")
-    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    proc = fresh_copy.run(STAGE, check=False)
     assert proc.returncode != 0
     assert "Read-only file system" in proc.stdout + proc.stderr
     assert "results/" in proc.stdout + proc.stderr
@@ -114,7 +119,7 @@ def test_read_only_results_directory_fails_naming_the_path(fresh_copy, mounted):
 
 def test_full_results_directory_fails_naming_the_path(fresh_copy, mounted):
     mounted("results", "size=12k")
-    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    proc = fresh_copy.run(STAGE, check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "No space left on device" in out
@@ -122,11 +127,11 @@ def test_full_results_directory_fails_naming_the_path(fresh_copy, mounted):
 
 
 def test_corrupt_intermediate_table_fails_the_consumer_naming_the_file(fresh_copy):
-    fresh_copy.run("hardmax_vs_softmax")
+    fresh_copy.run(STAGE)
     table = fresh_copy.path / "results/hardmax_vs_softmax/theorem1_search.csv"
     data = table.read_bytes()
     table.write_bytes(data[: len(data) // 2])  # cut mid-line, as a crashed copy would leave it
-    proc = fresh_copy.run("hardmax_vs_softmax", check=False)
+    proc = fresh_copy.run(STAGE, check=False)
     assert proc.returncode != 0
     assert "results/hardmax_vs_softmax/theorem1_search.csv: table is truncated" in \
         proc.stdout + proc.stderr

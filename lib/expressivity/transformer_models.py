@@ -1,0 +1,241 @@
+"""Small trainable transformer layers in PyTorch (tokens are rows: ``X: (B, n, d)``).
+
+Row form of one self-attention layer (Yun et al. 2020a, eq. (1); Kajitsuka & Sato 2024, Sec. 2), as
+in ``expressivity.attention``: with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V`` per head,
+
+    F(X) = X + sum_h sigma_rows(lam_h Q_h K_h^T) V_h W_O^h.
+
+Modules here:
+
+- ``TiedAttention``: ``W_Q = W_K = W_V = w_h: (d, s)`` tied per head, a learned inverse temperature
+  ``lam_h = exp(log_lam_h)`` and a separate ``W_O^h: (s, d)``. With one head of size ``s = 1`` every
+  weight matrix has rank 1: the model of Kajitsuka & Sato 2024, Thm 2 (rank-1 weights; their
+  construction uses ``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, notes Sec. 3.2, [R]). The tied
+  experiment is our reconstruction of their Sec. 6 (notes Sec. 6.3, [D]): the paper's
+  hyper-parameters were not retrievable.
+- ``TokenClassifier``: ``TiedAttention`` (or none) followed by a two-layer ReLU network of width
+  ``q`` whose output layer is the per-token classifier, ``logits = ReLU(H W_1 + b_1) W_2 + b_2``
+  (the FFN ``F^(FF)`` of the paper, with its output read as class scores).
+- ``MaskedSelfAttention``, ``BilinearProjection``, ``DepthwiseSeparableConv``: the token-mixing
+  layers compared by Yun et al. 2020a, Sec. 5 (bilinear projection ``X + W_O X W_P`` in column form
+  becomes ``X + W_P^T X W_O^T`` in row form; depth-wise separable convolution after Kaiser et al.
+  2017), and sparse attention with a boolean mask (Yun et al. 2020b: ``mask[k, j]`` True iff query
+  ``k`` may attend key ``j``).
+- ``SequenceEncoder``: token + learned positional embedding, then pre-LayerNorm residual blocks
+  ``X + Mix(LN(X))``, ``X + FFN(LN(X))``, and a per-token linear readout. LayerNorm is not in the
+  papers' definitions (they omit it); we add it so that small models train reliably (ours, [O]).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from expressivity.attention import hardmax
+
+SIGMAS = ("softmax", "hardmax")
+MIXERS = ("attention", "bilinear", "conv")
+
+
+def _normalise(S: torch.Tensor, sigma: str, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Row-stochastic weights from scores ``S: (..., n, n)``.
+
+    ``softmax`` is differentiable; ``hardmax`` (evaluation only, no gradient) averages exact ties,
+    computed by ``expressivity.attention.hardmax`` (Yun et al. 2020a convention).
+    """
+    if sigma == "softmax":
+        if mask is not None:
+            S = S.masked_fill(~mask, float("-inf"))
+        return torch.softmax(S, dim=-1)
+    if sigma == "hardmax":
+        scores = S.detach().cpu().numpy()
+        m = None if mask is None else mask.cpu().numpy()
+        return torch.as_tensor(hardmax(scores, mask=m), dtype=S.dtype, device=S.device)
+    raise ValueError(f"unknown attention normaliser {sigma!r}; use one of {', '.join(SIGMAS)}")
+
+
+class TiedAttention(nn.Module):
+    """Multi-head self-attention with ``W_Q = W_K = W_V = w_h`` tied per head.
+
+    ``F(X) = X + sum_h sigma(lam_h (X w_h)(X w_h)^T) (X w_h) W_O^h`` with ``X: (B, n, d)``,
+    ``w: (h, d, s)``, ``W_O: (h, s, d)``, ``lam_h = exp(log_lam_h) > 0``.
+
+    ``w_fixed`` (shape ``(h, d, s)``) freezes ``w`` at given values (the ablation "projection vector
+    fixed at the construction's value"); the temperature and ``W_O`` stay trainable.
+    """
+
+    def __init__(self, d: int, heads: int = 1, head_size: int = 1,
+                 w_fixed: np.ndarray | None = None, dtype=torch.float64):
+        super().__init__()
+        if heads < 1 or head_size < 1 or d < 1:
+            raise ValueError(f"need d, heads, head_size >= 1, got {d}, {heads}, {head_size}")
+        self.d, self.heads, self.head_size = d, heads, head_size
+        if w_fixed is None:
+            self.w = nn.Parameter(torch.randn(heads, d, head_size, dtype=dtype) / math.sqrt(d))
+        else:
+            w_fixed = np.asarray(w_fixed, dtype=float)
+            if w_fixed.shape != (heads, d, head_size):
+                raise ValueError(f"w_fixed has shape {w_fixed.shape}; expected "
+                                 f"{(heads, d, head_size)}")
+            self.register_buffer("w", torch.as_tensor(w_fixed, dtype=dtype))
+        self.log_lam = nn.Parameter(torch.zeros(heads, dtype=dtype))
+        self.W_O = nn.Parameter(torch.randn(heads, head_size, d, dtype=dtype) / math.sqrt(head_size))
+
+    def weights(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
+        """Attention weights ``(B, h, n, n)``: row ``k`` holds query ``k``'s weights over keys."""
+        Z = torch.einsum("bnd,hds->bhns", X, self.w)
+        S = torch.exp(self.log_lam)[None, :, None, None] * (Z @ Z.transpose(-1, -2))
+        return _normalise(S, sigma)
+
+    def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
+        Z = torch.einsum("bnd,hds->bhns", X, self.w)
+        A = self.weights(X, sigma)
+        return X + torch.einsum("bhnm,bhms,hsd->bnd", A, Z, self.W_O)
+
+
+class TokenClassifier(nn.Module):
+    """One layer ``F^(FF) o F^(SA)`` of Kajitsuka & Sato 2024 read out per token as class scores.
+
+    ``X: (B, n, d) -> logits: (B, n, C)``: ``H = TiedAttention(X)`` (or ``H = X`` when
+    ``heads = 0``: the attention-free, token-wise baseline), then
+    ``logits = ReLU(H W_1 + b_1) W_2 + b_2`` with ``W_1: (d, q)``, ``W_2: (q, C)``.
+    """
+
+    def __init__(self, d: int, n_classes: int, width: int, heads: int = 1, head_size: int = 1,
+                 w_fixed: np.ndarray | None = None, dtype=torch.float64):
+        super().__init__()
+        if width < 1 or n_classes < 1:
+            raise ValueError(f"need width, n_classes >= 1, got {width}, {n_classes}")
+        self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype) if heads > 0
+                          else None)
+        self.hidden = nn.Linear(d, width, dtype=dtype)
+        self.readout = nn.Linear(width, n_classes, dtype=dtype)
+
+    def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
+        H = X if self.attention is None else self.attention(X, sigma)
+        return self.readout(torch.relu(self.hidden(H)))
+
+    def ffn_parameters(self) -> int:
+        """Weights and biases of the ReLU network (``q(d + 1) + (q + 1) C``)."""
+        return sum(p.numel() for m in (self.hidden, self.readout) for p in m.parameters())
+
+    def attention_parameters(self) -> int:
+        """Trainable attention parameters (``w`` counts only when learned)."""
+        if self.attention is None:
+            return 0
+        return sum(p.numel() for p in self.attention.parameters())
+
+
+class MaskedSelfAttention(nn.Module):
+    """Standard multi-head softmax attention, scores scaled by ``1/sqrt(d_head)``, optional mask.
+
+    ``mask: (n, n)`` boolean, ``mask[k, j]`` True iff query ``k`` may attend key ``j`` (sparse
+    attention of Yun et al. 2020b; every row must allow a key). Returns ``sum_h A_h V_h W_O^h``
+    (the residual is added by the block).
+    """
+
+    def __init__(self, d_model: int, heads: int, mask: np.ndarray | None = None):
+        super().__init__()
+        if d_model % heads:
+            raise ValueError(f"d_model={d_model} is not divisible by heads={heads}")
+        self.heads = heads
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.out = nn.Linear(d_model, d_model, bias=False)
+        if mask is not None:
+            mask = np.asarray(mask, dtype=bool)
+            if not mask.any(axis=1).all():
+                raise ValueError(f"mask row {int(np.flatnonzero(~mask.any(axis=1))[0])} attends "
+                                 "to no key")
+            self.register_buffer("mask", torch.as_tensor(mask))
+        else:
+            self.mask = None
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        B, n, d = X.shape
+        q, k, v = self.qkv(X).view(B, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        S = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)
+        A = _normalise(S, "softmax", self.mask)
+        return self.out((A @ v).transpose(1, 2).reshape(B, n, d))
+
+
+class BilinearProjection(nn.Module):
+    """Yun et al. 2020a, Sec. 5: ``BProj(Z) = W_O Z W_P`` (column form, ``Z: (d, n)``).
+
+    Row form ``X = Z^T: (B, n, d)``: ``W_P^T X W_O^T``; ``W_P: (n, n)`` mixes tokens with weights
+    that do not depend on the input (not permutation equivariant), ``W_O: (d, d)``.
+    """
+
+    def __init__(self, n: int, d_model: int):
+        super().__init__()
+        self.W_P = nn.Parameter(torch.eye(n) + torch.randn(n, n) / math.sqrt(n))
+        self.out = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.out(torch.einsum("jk,bjd->bkd", self.W_P, X))
+
+
+class DepthwiseSeparableConv(nn.Module):
+    """Depth-wise separable 1-d convolution (Kaiser et al. 2017): a per-channel convolution of
+    odd width ``kernel`` along the tokens (zero padding, same length), then a point-wise linear map.
+    """
+
+    def __init__(self, d_model: int, kernel: int):
+        super().__init__()
+        if kernel < 1 or kernel % 2 == 0:
+            raise ValueError(f"kernel must be a positive odd integer, got {kernel}")
+        self.depthwise = nn.Conv1d(d_model, d_model, kernel, padding=kernel // 2, groups=d_model)
+        self.pointwise = nn.Linear(d_model, d_model)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.pointwise(self.depthwise(X.transpose(1, 2)).transpose(1, 2))
+
+
+class SequenceEncoder(nn.Module):
+    """Embedding + learned positions, ``len(mixers)`` pre-LN residual blocks, per-token readout.
+
+    ``mixers[l]`` is ``"attention"``, ``"bilinear"`` or ``"conv"``; ``masks[l]`` (attention only,
+    optional) is layer ``l``'s sparse pattern. ``tokens: (B, n)`` int -> ``logits: (B, n, n_out)``.
+    """
+
+    def __init__(self, vocab: int, n: int, d_model: int, mixers: list[str], n_out: int,
+                 heads: int = 2, ffn_width: int | None = None, masks: list | None = None,
+                 kernel: int = 3):
+        super().__init__()
+        unknown = [m for m in mixers if m not in MIXERS]
+        if unknown:
+            raise ValueError(f"unknown mixer {unknown[0]!r}; use one of {', '.join(MIXERS)}")
+        if masks is not None and len(masks) != len(mixers):
+            raise ValueError(f"{len(masks)} masks for {len(mixers)} layers")
+        ffn_width = 2 * d_model if ffn_width is None else ffn_width
+        self.n = n
+        self.embed = nn.Embedding(vocab, d_model)
+        self.position = nn.Parameter(torch.randn(n, d_model) / math.sqrt(d_model))
+        self.mix, self.ffn = nn.ModuleList(), nn.ModuleList()
+        self.norm1, self.norm2 = nn.ModuleList(), nn.ModuleList()
+        for layer, kind in enumerate(mixers):
+            if kind == "attention":
+                mask = None if masks is None else masks[layer]
+                self.mix.append(MaskedSelfAttention(d_model, heads, mask))
+            elif kind == "bilinear":
+                self.mix.append(BilinearProjection(n, d_model))
+            else:
+                self.mix.append(DepthwiseSeparableConv(d_model, kernel))
+            self.ffn.append(nn.Sequential(nn.Linear(d_model, ffn_width), nn.ReLU(),
+                                          nn.Linear(ffn_width, d_model)))
+            self.norm1.append(nn.LayerNorm(d_model))
+            self.norm2.append(nn.LayerNorm(d_model))
+        self.final_norm = nn.LayerNorm(d_model)
+        self.readout = nn.Linear(d_model, n_out)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if tokens.shape[-1] != self.n:
+            raise ValueError(f"sequences have length {tokens.shape[-1]}; the model expects "
+                             f"{self.n}")
+        X = self.embed(tokens) + self.position
+        for mix, ffn, n1, n2 in zip(self.mix, self.ffn, self.norm1, self.norm2, strict=True):
+            X = X + mix(n1(X))
+            X = X + ffn(n2(X))
+        return self.readout(self.final_norm(X))
