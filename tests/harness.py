@@ -17,14 +17,17 @@ def project_files(root: Path) -> list[str]:
     and what a developer is about to commit)."""
     out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root,
                          check=True, capture_output=True, text=True).stdout
-    return [f for f in out.splitlines() if (root / f).is_file()]
+    return [f for f in out.splitlines() if (root / f).is_file() or (root / f).is_symlink()]
 
 
 def copy_project(dest: Path) -> Path:
     for name in project_files(ROOT):
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, target)
+        if (ROOT / name).is_symlink():
+            target.symlink_to(os.readlink(ROOT / name))
+        else:
+            shutil.copy2(ROOT / name, target)
     return dest
 
 

@@ -11,16 +11,24 @@ import pandas as pd
 import pytest
 import yaml
 
+from expressivity.claims import STAGES
 from harness import Workflow, copy_project
 
 pytestmark = pytest.mark.workflow
 
 
 
+#: Claims about what training reaches at laptop scale: config/ci.yaml leaves out the patterns they
+#: need (smoke sizes cannot show a scale-dependent finding), so there they are "not evaluated".
+NEEDS_DEFAULT_SCALE = {"trained_models.copy_strided_fixed", "trained_models.copy_star_random_fail"}
+
+
 def test_full_run_writes_every_output_and_every_claim_passes(ci_run):
     claims = pd.read_csv(ci_run.path / "results/claims.csv")
-    assert set(claims["stage"]) >= {"hardmax_vs_softmax"}
-    failing = claims[claims["status"] != "pass"]
+    assert set(claims["stage"]) == set(STAGES)
+    skipped = claims[claims["id"].isin(NEEDS_DEFAULT_SCALE)]
+    assert (skipped["status"] == "not evaluated").all(), skipped[["id", "status", "note"]].to_string()
+    failing = claims[(claims["status"] != "pass") & ~claims["id"].isin(NEEDS_DEFAULT_SCALE)]
     assert failing.empty, failing[["id", "measured", "op", "threshold", "note"]].to_string()
     for stage in set(claims["stage"]):
         assert (ci_run.path / f"results/claims/{stage}.csv").is_file()
@@ -28,7 +36,8 @@ def test_full_run_writes_every_output_and_every_claim_passes(ci_run):
         assert list((ci_run.path / "figures" / stage).glob("*.pdf")), f"no PDF for {stage}"
     for figure in claims["figure"]:
         assert (ci_run.path / figure).is_file(), figure
-    assert f"Claims: {len(claims)}/{len(claims)} passed" in ci_run.result.stdout + ci_run.result.stderr
+    passed = len(claims) - len(NEEDS_DEFAULT_SCALE)
+    assert f"Claims: {passed}/{len(claims)} passed, 0 failed" in ci_run.result.stdout + ci_run.result.stderr
 
 
 def test_second_run_does_nothing(ci_run):
@@ -126,3 +135,12 @@ def test_two_clean_runs_give_byte_identical_tables(ci_run, fresh_copy):
     assert first.keys() == second.keys()
     differ = [str(p) for p in first if first[p] != second[p]]
     assert not differ, f"tables differ between two clean runs: {differ}"
+
+
+def test_report_holds_every_figure_and_the_claims(ci_run):
+    ci_run.run("--report", "results/report.html")
+    html = (ci_run.path / "results/report.html").read_text(errors="replace")
+    claims = pd.read_csv(ci_run.path / "results/claims.csv")
+    for figure in set(claims["figure"]):
+        assert figure.rsplit("/", 1)[-1] in html, f"{figure} is not in the report"
+    assert "claims.csv" in html

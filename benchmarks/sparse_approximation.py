@@ -1,0 +1,86 @@
+"""Speed of the one-pass d_min search (sparse_approximation stage); ratios are reported, not asserted.
+
+    .venv/bin/python benchmarks/sparse_approximation.py [--n 4096] [--k 1] [--big]
+
+Prints, measured in the same run:
+* the search's achieved GFLOP/s (2 n^2 d_max flops of logits) against a plain numpy matmul of the
+  same shape, (n x d_max) @ (d_max x n) (goal in the issue: at least 70%);
+* the speed-up over a naive bisection over the same grid that recomputes the full logits for each
+  probe (goal: at least 5x at n = 4096), and whether both give the same d;
+* with --big, the wall time of one full n = 2^14, k = 1 trial (goal: under 2 minutes).
+BLAS threads follow OPENBLAS_NUM_THREADS (set it to compare with one Snakemake job).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from expressivity.random_projection import jl_dimension
+from expressivity.rng import generator
+from expressivity.sparse_approximation import (
+    binary_search,
+    coupled_factors,
+    d_grid,
+    logit_values,
+    make_target,
+    one_pass_search,
+    trial_record,
+)
+
+SEARCH = {"d_start": 32, "resolution": 0.03, "min_step": 16, "horizon_fraction": 0.15,
+          "horizon_factor": 1.25, "max_extensions": 3, "block": 128}
+EPS_R, EPS_Z, R, DELTA = 1.0, 0.1, 4.0, 0.1
+
+
+def timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=4096)
+    ap.add_argument("--k", type=int, default=1)
+    ap.add_argument("--big", action="store_true", help="also time one n = 16384, k = 1 trial")
+    args = ap.parse_args()
+    n, k = args.n, args.k
+    rng = generator(0, "benchmark.sparse_approximation", n=n, k=k)
+    target = make_target("permutations", n, k, R, rng)
+    B = logit_values(target, EPS_R, EPS_Z)
+    d_max = math.ceil(SEARCH["horizon_fraction"] * jl_dimension(n, k, R, EPS_R, EPS_Z, DELTA))
+    grid = d_grid(SEARCH["d_start"], d_max, SEARCH["resolution"], SEARCH["min_step"])
+    QT, KT = coupled_factors(target, B, rng, int(grid[-1]))
+    d_top = int(grid[-1])
+    flops = 2.0 * n * n * d_top
+
+    res, t_pass = timed(one_pass_search, target, QT, KT, grid, EPS_R, EPS_Z, SEARCH["block"])
+    Q, K = np.ascontiguousarray(QT.T), np.ascontiguousarray(KT.T)
+    _, t_plain = timed(np.matmul, Q, K.T)
+    del Q, K
+    (d_bin, probes), t_bin = timed(binary_search, target, QT, KT, grid, EPS_R, EPS_Z,
+                                   SEARCH["block"])
+    print(f"n = {n}, k = {k}: grid of {len(grid)} d up to {d_top}; d_min = {res.d_min:g} "
+          f"(d_stable = {res.d_stable:g})")
+    print(f"one-pass search : {t_pass:8.2f} s  {flops / t_pass / 1e9:7.1f} GFLOP/s")
+    print(f"plain matmul    : {t_plain:8.2f} s  {flops / t_plain / 1e9:7.1f} GFLOP/s "
+          f"(same shape ({n} x {d_top}) @ ({d_top} x {n}))")
+    print(f"ratio search / plain matmul GFLOP/s: {t_plain / t_pass:.2f}  (goal >= 0.70)")
+    print(f"naive bisection : {t_bin:8.2f} s  ({probes} full recomputations, d = {d_bin:g}, "
+          f"{'same' if d_bin == res.d_min else 'DIFFERENT (success is not monotone in d)'})")
+    print(f"speed-up of the one-pass search over bisection: {t_bin / t_pass:.2f}x  (goal >= 5x)")
+    if args.big:
+        rng = generator(0, "benchmark.sparse_approximation", n=16384, k=1)
+        target = make_target("permutations", 16384, 1, R, rng)
+        (row, _), t_big = timed(trial_record, target, rng, R=R, eps_ratio=EPS_R, eps_zero=EPS_Z,
+                                delta=DELTA, search=SEARCH)
+        print(f"one n = 16384, k = 1 trial: {t_big:.1f} s (d_min = {row['d_min']:g}, d_max = "
+              f"{row['d_max']}, extensions = {row['extensions']}; goal < 120 s)")
+
+
+if __name__ == "__main__":
+    main()

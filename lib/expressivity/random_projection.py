@@ -1,0 +1,87 @@
+"""Gaussian random projections and the Johnson-Lindenstrauss (JL) dimension bound.
+
+Used by the sparse-approximation construction (Likhosherstov, Choromanski & Weller 2021/2023,
+arXiv 2106.03764; AAAI 37(7) 2023). The paper's abstract [V] says the proof rests on random
+projections and the JL lemma and gives ``d = O(log n)``; its constants could not be read. The bound
+below (called (*) in ``shared/papers/likhosherstov.md`` §3) is OUR reconstruction [R] with our own
+constants:
+
+    beta = sqrt(k) * (log R + log(1/eps_zero) + eps_ratio),    eta = eps_ratio / (2 beta),
+    d >= 4 ln(4 n^2 / delta) / (eta^2 - 2 eta^3 / 3).                                   (*)
+
+Proof sketch [D]: ``G: (n, d)`` with i.i.d. N(0, 1/d) entries has E[G G^T] = I_n; for unit u, v the
+Dasgupta-Gupta bound and polarisation give P(|<G^T u, G^T v> - <u, v>| > eta) <= 4 exp(-d (eta^2 -
+2 eta^3/3) / 4); a union bound over the n^2 pairs (u = B_i/||B_i||, v = e_j) makes every logit error
+|(B G G^T - B)_ij| <= eta ||B_i||_2 <= eps_ratio / 2 with probability >= 1 - delta.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Columns of G are drawn in panels of this width, so the first d columns of a projection drawn
+#: for any d_max >= d are the same numbers (the prefix property the one-pass search relies on).
+PANEL = 64
+
+
+def gaussian_columns_T(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """``G_raw^T: (d, n)`` (C-contiguous) for ``G_raw: (n, d)`` with i.i.d. N(0, 1) entries, drawn
+    panel by panel (prefix-coupled).
+
+    Two calls from generators in the same state return matrices whose common leading rows (columns
+    of G) are identical, whatever ``d``. The construction's projection is ``G = G_raw / sqrt(d)``.
+    The transposed layout makes every prefix ``G_raw[:, :d]`` a contiguous slab.
+    """
+    if n < 1 or d < 1:
+        raise ValueError(f"projection shape must be positive, got n={n}, d={d}")
+    out = np.empty((-(-d // PANEL) * PANEL, n))
+    for p in range(out.shape[0] // PANEL):
+        out[p * PANEL:(p + 1) * PANEL] = rng.standard_normal((n, PANEL)).T
+    return out[:d]
+
+
+def beta(k: int, R: float, eps_ratio: float, eps_zero: float) -> float:
+    """Largest row norm ``||B_i||_2`` of the logit matrix B for targets with <= k nonzeros a row and
+    within-row ratio <= R: ``sqrt(k) (log R + log(1/eps_zero) + eps_ratio)`` [R]."""
+    _check_tolerances(eps_ratio, eps_zero)
+    if k < 1 or R < 1:
+        raise ValueError(f"need k >= 1 and R >= 1, got k={k}, R={R}")
+    return math.sqrt(k) * (math.log(R) + math.log(1 / eps_zero) + eps_ratio)
+
+
+def jl_dimension(n: int, k: int, R: float, eps_ratio: float, eps_zero: float,
+                 delta: float) -> int:
+    """The sufficient projection dimension (*) (our reconstruction of the paper's theorem [R])."""
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    eta = eps_ratio / (2 * beta(k, R, eps_ratio, eps_zero))
+    return math.ceil(4 * math.log(4 * n * n / delta) / (eta**2 - 2 * eta**3 / 3))
+
+
+def jl_error_bound(n: int, d: float, row_norm: float, delta: float) -> float:
+    """The logit error that (*) guarantees at dimension d with probability >= 1 - delta:
+    ``eta(d) * row_norm`` where eta solves ``d = 4 ln(4 n^2/delta) / (eta^2 - 2 eta^3/3)``
+    (eta < 1); ``inf`` when d is too small for any eta < 1."""
+    target = 4 * math.log(4 * n * n / delta) / d
+    lo, hi = 0.0, 1.0
+    if hi**2 - 2 * hi**3 / 3 < target:
+        return math.inf
+    for _ in range(100):  # eta^2 - 2 eta^3/3 is increasing on [0, 1]
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mid**2 - 2 * mid**3 / 3 < target else (lo, mid)
+    return hi * row_norm
+
+
+def jl_typical_error(n: int, d: float, row_norm: float) -> float:
+    """The typical largest logit error ``sqrt(2 ln(n^2)) * row_norm / sqrt(d)`` [D]: the maximum of
+    n^2 centred Gaussians of standard deviation about ``row_norm / sqrt(d)``."""
+    return math.sqrt(2 * math.log(n * n)) * row_norm / math.sqrt(d)
+
+
+def _check_tolerances(eps_ratio: float, eps_zero: float) -> None:
+    if not 0 < eps_ratio <= 1:
+        raise ValueError(f"eps_ratio must be in (0, 1], got {eps_ratio}")
+    if not 0 < eps_zero < 1:
+        raise ValueError(f"eps_zero must be in (0, 1), got {eps_zero}")
