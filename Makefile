@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
+# The HTML report follows a full run; after a partial run (ARGS given) build it with `make report`.
 reproduce: $(STAMP)
 	$(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
-	@$(MAKE) --no-print-directory report
+	@if [ -z "$(ARGS)" ]; then $(MAKE) --no-print-directory report; fi
 
 # The report is rebuilt only when a figure or table is newer than it.
 report: $(STAMP)

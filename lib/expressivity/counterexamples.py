@@ -167,10 +167,22 @@ def furthest_vector_attention(
     return self_attention(X, [head], sigma=sigma, beta=beta, tie_tol=tie_tol)[:, d:]
 
 
+def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``||a_i - b_k||^2: (len(A), len(B))`` from explicit differences (not from inner products);
+    callers pass blocks of rows so that memory stays ``O(block n d)``."""
+    return ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=-1)
+
+
+def _row_blocks(n: int, d: int, budget: int = 2**24):
+    step = max(1, budget // max(1, n * d))
+    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
+
+
 def furthest_reference(U: np.ndarray) -> np.ndarray:
     """``j*(i) = argmax_k ||u_k - u_i||^2`` from explicit squared distances (no inner products)."""
-    dist = ((U[:, None, :] - U[None, :, :]) ** 2).sum(axis=-1)
-    return np.argmax(dist, axis=1)
+    n, d = U.shape
+    return np.concatenate([np.argmax(squared_distances(U[rows], U), axis=1)
+                           for rows in _row_blocks(n, d)])
 
 
 def random_unit_vectors(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -200,9 +212,11 @@ def sufficient_beta(U: np.ndarray) -> float:
     part = np.sort(G, axis=1)[:, :2]
     gaps = part[:, 1] - part[:, 0]
     far = np.argmin(G, axis=1)
-    D = np.sqrt(np.maximum(((U[:, None, :] - U[None, :, :]) ** 2).sum(-1), 0))
-    np.fill_diagonal(D, np.inf)
-    sep = D[far].min(axis=1)
+    sep = np.empty(n)
+    for rows in _row_blocks(n, U.shape[1]):
+        D = np.sqrt(squared_distances(U[far[rows]], U))  # from u_{i*} to every vector
+        D[np.arange(D.shape[0]), far[rows]] = np.inf
+        sep[rows] = D.min(axis=1)
     one_minus_w0 = np.minimum(sep / 4, 0.5)
     with np.errstate(divide="ignore"):
         need = np.log((n - 1) * (1 - one_minus_w0) / one_minus_w0) / gaps

@@ -49,7 +49,8 @@ rule sa_sweep:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        # O(n^2 d) with d ~ k log n: 15 min per trial-set at n = 8192, k = 1 (2 free cores)
+        runtime=lambda wc: 30 + 15 * int(wc.k) * (int(wc.n) // 1024) ** 2 // 64,
     conda:
         ENV
     log:
