@@ -200,9 +200,11 @@ def block_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTa
     _check_k(k)
     start = (np.arange(n) // k) * k
     width = np.minimum(start + k, n) - start
-    cols = start[:, None] + np.minimum(np.arange(k)[None, :], width[:, None] - 1)
-    vals = _values(rng, (n, k), R)
     slot = np.arange(k)[None, :] < width[:, None]
+    # unused slots of a short last block repeat the first entry, column and value alike (as in
+    # permutation_target), so the padded (col, val) pairs never disagree
+    cols = np.where(slot, start[:, None] + np.arange(k)[None, :], start[:, None])
+    vals = _values(rng, (n, k), R)
     vals = np.where(slot, vals, vals[:, :1])
     return SparseTarget(cols=cols, vals=vals, count=width, k=k).validate()
 

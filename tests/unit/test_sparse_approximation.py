@@ -242,3 +242,12 @@ def test_search_extends_a_short_horizon():
     assert res.extensions > 0
     assert 1.25 * res.d_stable <= res.grid[-1]
     assert res.meta["identity_error"] <= 1
+
+
+@pytest.mark.parametrize("n, k", [(8, 3), (10, 4), (5, 3)])
+def test_short_last_block_pads_consistently(n, k):
+    # a short last block repeats its first (column, value) pair; the exact logits then pass
+    T = make_target("block", n, k, 8.0, np.random.default_rng(0))
+    assert np.array_equal(T.count, np.minimum((np.arange(n) // k + 1) * k, n) - (np.arange(n) // k) * k)
+    chk = check_logits(T, dense_B(T, 1.0, 0.5), 1.0, 0.5)
+    assert np.allclose(chk.ratio_error, 0, atol=1e-12)
