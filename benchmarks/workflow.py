@@ -12,7 +12,6 @@ import argparse
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from expressivity.claims import STAGES  # noqa: E402
 from expressivity.io import write_table  # noqa: E402
 from expressivity.plotting import figure, save  # noqa: E402
-from harness import copy_project  # noqa: E402
+from harness import Workflow, copy_project  # noqa: E402
 
 
 def peak_rss_mb(work: Path, stage: str) -> float:
@@ -44,20 +43,16 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, default=None, help="write the table here")
     parser.add_argument("--figure", type=Path, default=None, help="write a bar chart here (PNG)")
     args = parser.parse_args()
-    snakemake = str(Path(sys.executable).parent / "snakemake")
     work = Path(tempfile.mkdtemp(prefix="expressivity-bench-"))
     try:
-        copy_project(work)
-        env = {**os.environ, "PYTHONPATH": str(work / "lib")}
+        flow = Workflow(copy_project(work), cores=args.cores)
 
         def run(*targets: str) -> float:
             start = time.perf_counter()
-            subprocess.run([snakemake, *targets, "--cores", args.cores, "--configfile", args.config],
-                           cwd=work, env=env, check=True, capture_output=True)
+            flow.run(*targets, config=args.config)
             return time.perf_counter() - start
 
-        listed = subprocess.run([snakemake, "--list-rules", "--configfile", args.config], cwd=work,
-                                env=env, check=True, capture_output=True, text=True).stdout.split()
+        listed = flow.run("--list-rules", config=args.config).stdout.split()
         stages = args.stages or [s for s in STAGES if s in listed]
         rows = [{"step": stage, "wall_s": run(stage), "peak_rss_mb": peak_rss_mb(work, stage)}
                 for stage in stages]

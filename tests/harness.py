@@ -34,12 +34,13 @@ def copy_project(dest: Path) -> Path:
 class Workflow:
     """A copy of the project in which Snakemake runs with the copy's own library."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, cores: str = "2"):
         self.path = path
+        self.cores = cores
 
     def run(self, *args: str, config: str = "config/ci.yaml", check: bool = True):
         env = {**os.environ, "PYTHONPATH": str(self.path / "lib")}
-        proc = subprocess.run([str(SNAKEMAKE), *args, "--cores", "2", "--configfile", config],
+        proc = subprocess.run([str(SNAKEMAKE), *args, "--cores", self.cores, "--configfile", config],
                               cwd=self.path, env=env, capture_output=True, text=True)
         if check and proc.returncode != 0:
             raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")

@@ -44,6 +44,9 @@ THEOREM1_TOKENS = (np.array([1.0, 2.0, 4.0, 5.0]), np.array([1.0, 2.5, 3.5, 5.0]
 THEOREM1_LABELS = (np.array([0, 0, 0, 0]), np.array([0, 0, 0, 1]))
 #: Positions of the tokens the two sequences share (t = 1 and t = 5).
 SHARED_POSITIONS = (0, 3)
+#: Float64 rounding bound for the hardmax output gap at the shared tokens (mathematically 0):
+#: outputs are at most about 1e3 in size, so rounding leaves less than 1e3 * 2^-52 * (a few) << 1e-12.
+HARDMAX_GAP_BOUND = 1e-12
 
 
 def theorem1_sequences(e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -191,8 +191,6 @@ rule hvs_plot_theorem1:
             category=HVS,
         ),
         pdf=f"figures/{HVS}/theorem1_gaps.pdf",
-    params:
-        tolerance=1e-12,
     conda:
         ENV
     log:

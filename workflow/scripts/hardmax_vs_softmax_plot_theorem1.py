@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from expressivity.counterexamples import HARDMAX_GAP_BOUND
 from expressivity.io import read_table
 from expressivity.plotting import PALETTE, figure, save
 
@@ -15,8 +16,8 @@ with figure() as (fig, ax):
         zeros = int((gap == 0).sum())
         ax.hist(np.maximum(gap, floor), bins=bins, color=colour, alpha=0.7,
                 label=f"{name} ({zeros} of {len(gap)} exactly 0)")
-    ax.axvline(snakemake.params.tolerance, color="black", ls="--", lw=1,
-               label=f"tolerance {snakemake.params.tolerance:g}")
+    ax.axvline(HARDMAX_GAP_BOUND, color="black", ls="--", lw=1,
+               label=f"rounding bound {HARDMAX_GAP_BOUND:g}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("max output difference at the shared tokens (0 drawn at 1e-20)")
