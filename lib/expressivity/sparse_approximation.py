@@ -39,8 +39,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg.blas import dgemm, dsyrk
 
-from expressivity.random_projection import _check_tolerances, gaussian_columns_T, jl_dimension
+from expressivity.random_projection import (
+    PANEL,
+    _check_tolerances,
+    gaussian_columns_T,
+    jl_dimension,
+)
 
 FORMS = ("row", "column")
 KINDS = ("permutations", "band", "block")
@@ -346,14 +352,17 @@ def coupled_factors(target: SparseTarget, B: np.ndarray, rng: np.random.Generato
     GT = gaussian_columns_T(rng, target.n, d_max)
     Bw = np.where(target.real, B, 0.0)  # padding slots carry no weight
     if form == "row":
-        QT = np.zeros_like(GT)
-        for r0 in range(0, d_max, 256):  # panels of rows stay in cache
-            r1 = min(d_max, r0 + 256)
-            tmp = np.empty((r1 - r0, target.n))
-            for s in range(target.k):
-                np.take(GT[r0:r1], target.cols[:, s], axis=1, out=tmp)
-                tmp *= Bw[:, s]
-                QT[r0:r1] += tmp
+        QT = np.empty_like(GT)
+        tmp = np.empty((64, target.n))
+        for r0 in range(0, d_max, 64):  # panels of rows stay in cache
+            r1 = min(d_max, r0 + 64)
+            out, part = QT[r0:r1], tmp[: r1 - r0]
+            np.take(GT[r0:r1], target.cols[:, 0], axis=1, out=out)
+            out *= Bw[:, 0]
+            for s in range(1, target.k):
+                np.take(GT[r0:r1], target.cols[:, s], axis=1, out=part)
+                part *= Bw[:, s]
+                out += part
         return QT, GT
     KT = np.zeros_like(GT)
     for s in range(target.k):
@@ -401,6 +410,41 @@ def slack_at(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, d: int, eps_r
     return RowCheck(*cat)
 
 
+#: Largest n for which an ``(n, n)`` matrix is held (the Gram logits below); the search never does.
+DENSE_N_MAX = 4096
+#: Columns of G per symmetric rank-w update of the Gram matrix (a multiple of ``PANEL``).
+GRAM_CHUNK = 8 * PANEL
+
+
+def gram_logits(target: SparseTarget, B: np.ndarray, rng: np.random.Generator, d: int,
+                form: str = "row") -> np.ndarray:
+    """The construction's logits at d, ``(n, n)``, without holding G or the factors:
+    ``C = G_raw G_raw^T`` accumulated chunk by chunk (dsyrk: n^2 d flops, half a general product),
+    then ``B C / d`` (row form: X1 X2^T = B G G^T) or ``C B / d`` (column form: G G^T B).
+
+    Draws exactly the numbers ``coupled_factors(target, B, rng, d, form)`` draws (same G, same
+    generator state afterwards). Memory O(n^2 + n GRAM_CHUNK); refuses n > ``DENSE_N_MAX``.
+    """
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r}; forms are {', '.join(FORMS)}")
+    n = target.n
+    if n > DENSE_N_MAX:
+        raise ValueError(f"gram_logits holds an n x n matrix; n = {n} > {DENSE_N_MAX}")
+    C = np.zeros((n, n), order="F")
+    for c0 in range(0, d, GRAM_CHUNK):
+        GT = gaussian_columns_T(rng, n, min(GRAM_CHUNK, d - c0))
+        dsyrk(1.0, GT.T, beta=1.0, c=C, overwrite_c=True)  # upper triangle of C += G G^T
+    C += np.triu(C, 1).T
+    Bw = np.where(target.real, B, 0.0) / d  # padding slots carry no weight
+    S = np.zeros((n, n))
+    for s in range(target.k):
+        if form == "row":  # (B C)_i = sum_s B_{i, c_is} C_{c_is, .}
+            S += Bw[:, s, None] * C[target.cols[:, s]]
+        else:  # (C B)^T = B^T C (C symmetric): row j gathers the rows i with j in S_i
+            np.add.at(S, target.cols[:, s], Bw[:, s, None] * C)
+    return S if form == "row" else S.T
+
+
 @dataclass
 class LasVegasResult:
     ok: bool
@@ -411,22 +455,29 @@ class LasVegasResult:
 
 def las_vegas(target: SparseTarget, d: int, eps_ratio: float, eps_zero: float,
               rng: np.random.Generator, max_rounds: int = 10, form: str = "row",
-              block: int = 256) -> LasVegasResult:
+              build: bool = True) -> LasVegasResult:
     """Draw G, build X, check; redraw until the check passes (at most ``max_rounds`` draws).
 
     At d >= (*) each draw fails with probability <= delta, so the expected number of rounds is
     <= 1 / (1 - delta) [R] ("randomized polynomial time", [V2] wording). The result says how many
-    rounds were used; ``ok`` is False when every round failed.
+    rounds were used; ``ok`` is False when every round failed. Each draw is checked on
+    ``gram_logits`` (n <= ``DENSE_N_MAX``); the successful draw's input X (``construction``) is
+    rebuilt from the same generator state when ``build``.
     """
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
     B = logit_values(target, eps_ratio, eps_zero)
     slack = -math.inf
     for rnd in range(1, max_rounds + 1):
-        QT, KT = coupled_factors(target, B, rng, d, form)
-        slack = float(slack_at(target, QT, KT, d, eps_ratio, eps_zero, block).slack.min())
+        state = rng.bit_generator.state
+        S = gram_logits(target, B, rng, d, form)
+        slack = float(check_logits(target, S, eps_ratio, eps_zero).slack.min())
         if slack >= 0:
-            return LasVegasResult(True, rnd, slack, Construction(QT, KT, d, form))
+            construction = None
+            if build:
+                rng.bit_generator.state = state
+                construction = Construction(*coupled_factors(target, B, rng, d, form), d, form)
+            return LasVegasResult(True, rnd, slack, construction)
     return LasVegasResult(False, max_rounds, slack, None)
 
 
@@ -518,8 +569,8 @@ def _rounding_tol(QT: np.ndarray, KT: np.ndarray, d: int) -> float:
     """Bound on the float64 error of a slack at dimension <= d: a slack combines 4 logits, each
     a length-d dot product divided by d, with error <= gamma_d ||q_i|| ||k_j|| / d."""
     gamma = d * U64 / (1 - d * U64)
-    qn = math.sqrt(float((QT[:d] ** 2).sum(axis=0).max()))
-    kn = math.sqrt(float((KT[:d] ** 2).sum(axis=0).max()))
+    qn = math.sqrt(float(np.einsum("cj,cj->j", QT[:d], QT[:d]).max()))
+    kn = math.sqrt(float(np.einsum("cj,cj->j", KT[:d], KT[:d]).max()))
     return 4 * gamma * qn * kn / d + 1e-13
 
 
@@ -543,14 +594,15 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     row_last_fail = np.full(n, -1)
     for r0 in range(0, n, block):
         r1 = min(n, r0 + block)
-        P = np.zeros((r1 - r0, n))
-        tmp = np.empty_like(P)
+        # P: (b, n) C-contiguous, the transpose of the Fortran-ordered PT that BLAS updates in place
+        PT = np.zeros((n, r1 - r0), order="F")
+        P = PT.T
         first = row_first[r0:r1]
         last = row_last_fail[r0:r1]
         d_prev = 0
         for g, d in enumerate(grid):
-            np.matmul(QT[d_prev:d, r0:r1].T, KT[d_prev:d], out=tmp)
-            P += tmp
+            # P^T += K[:, d_prev:d] Q[rows, d_prev:d]^T: one dgemm with beta = 1, no temporary
+            dgemm(1.0, KT[d_prev:d].T, QT[d_prev:d, r0:r1], beta=1.0, c=PT, overwrite_c=True)
             d_prev = d
             chk = _block_check(P, target.cols[r0:r1], log_a[r0:r1], float(d), eps_ratio, log_z,
                                None if B is None else B[r0:r1])

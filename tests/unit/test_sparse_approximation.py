@@ -14,6 +14,7 @@ from expressivity.random_projection import (
     jl_error_bound,
 )
 from expressivity.sparse_approximation import (
+    DENSE_N_MAX,
     KINDS,
     Construction,
     SearchResult,
@@ -24,6 +25,7 @@ from expressivity.sparse_approximation import (
     coupled_factors,
     d_grid,
     fixed_weights,
+    gram_logits,
     identity_error,
     las_vegas,
     logit_values,
@@ -251,3 +253,27 @@ def test_short_last_block_pads_consistently(n, k):
     assert np.array_equal(T.count, np.minimum((np.arange(n) // k + 1) * k, n) - (np.arange(n) // k) * k)
     chk = check_logits(T, dense_B(T, 1.0, 0.5), 1.0, 0.5)
     assert np.allclose(chk.ratio_error, 0, atol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["row", "column"])
+@pytest.mark.parametrize("d", [40, 512, 700])  # below, at and across a GRAM_CHUNK boundary
+def test_gram_logits_are_the_constructions_logits(form, d):
+    """B G G^T (or G G^T B) through the Gram matrix equals X1 X2^T from the factors, up to float64
+    rounding of a length-d sum, and leaves the generator where coupled_factors leaves it."""
+    T = make_target("permutations", 48, 3, 4.0, np.random.default_rng(6))
+    B = logit_values(T, EPS_R, EPS_Z)
+    rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
+    S = gram_logits(T, B, rng_a, d, form)
+    QT, KT = coupled_factors(T, B, rng_b, d, form)
+    direct = QT.T @ KT / d
+    # both sum d k products b G G, each at most max|b| g^2; each sum errs by <= (d + k) u of that
+    g = np.abs(KT if form == "row" else QT).max()
+    bound = 2 * (d + 3) * 2.0**-53 * 3 * np.abs(B).max() * g**2
+    assert np.abs(S - direct).max() <= bound
+    assert rng_a.standard_normal() == rng_b.standard_normal()
+
+
+def test_gram_logits_refuse_a_dense_matrix_beyond_the_limit():
+    T = make_target("band", DENSE_N_MAX + 1, 1, 1.0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=str(DENSE_N_MAX + 1)):
+        gram_logits(T, logit_values(T, EPS_R, EPS_Z), np.random.default_rng(0), 8)

@@ -47,6 +47,8 @@ rule sa_sweep:
         n=r"\d+",
         k=r"\d+",
     threads: 1
+    # the longest jobs start first (cost ~ n^2 k), so that two cores finish together
+    priority: lambda wc: int(wc.n) ** 2 * int(wc.k) // 2**20
     resources:
         mem_mb=2000,
         # O(n^2 d) with d ~ k log n: 15 min per trial-set at n = 8192, k = 1 (2 free cores)

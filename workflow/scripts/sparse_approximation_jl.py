@@ -24,7 +24,7 @@ with open(snakemake.log[0], "w") as log:
                                            trial=trial))
             rng = generator(seed, "sparse_approximation.jl", n=n, k=k, trial=trial)
             res = las_vegas(target, d, cfg["eps_ratio"], cfg["eps_zero"], rng, p.max_rounds,
-                            block=cfg["search"]["block"])
+                            build=False)
             rows.append({"n": n, "k": k, "trial": trial, "d": d, "delta_each": delta_each,
                          "ok": res.ok, "rounds": res.rounds, "first_draw_ok": res.ok and
                          res.rounds == 1, "min_slack": res.min_slack, "precision": "float64"})
