@@ -579,7 +579,8 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
                     B: np.ndarray | None = None) -> SearchResult:
     """Check every grid d in ONE pass: for each block of rows, accumulate the logits
     ``P += Q[rows, d_prev:d] K[:, d_prev:d]^T`` column panel by column panel and check the rows at
-    each grid point. Time O(n^2 d_max) (each product is computed once), memory O(block n); float64.
+    each grid point. Time O(n^2 d_max) (each product is computed once, added in place by BLAS dgemm
+    with beta = 1), memory O(block n); float64.
     ``B`` (n, k) also tracks the max logit error at every grid point.
     """
     _check_tolerances(eps_ratio, eps_zero)
