@@ -1,6 +1,9 @@
 """Unit tests: targets, the approximation check, the construction and the one-pass d_min search."""
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -277,3 +280,13 @@ def test_gram_logits_refuse_a_dense_matrix_beyond_the_limit():
     T = make_target("band", DENSE_N_MAX + 1, 1, 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match=str(DENSE_N_MAX + 1)):
         gram_logits(T, logit_values(T, EPS_R, EPS_Z), np.random.default_rng(0), 8)
+
+
+def test_the_benchmark_runs_and_reports_every_ratio():
+    """benchmarks/sparse_approximation.py at a small n: it runs and prints each comparison (the
+    ratios themselves are measurements, never asserted)."""
+    script = Path(__file__).parents[2] / "benchmarks" / "sparse_approximation.py"
+    out = subprocess.run([sys.executable, str(script), "--n", "128", "--k", "2"], check=True,
+                         capture_output=True, text=True).stdout
+    for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon"):
+        assert line in out
