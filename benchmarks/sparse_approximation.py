@@ -36,8 +36,8 @@ from expressivity.sparse_approximation import (
     trial_record,
 )
 
-SEARCH = {"d_start": 32, "resolution": 0.03, "min_step": 16, "horizon_fraction": 0.18,
-          "horizon_factor": 1.25, "max_extensions": 3, "block": 128}
+SEARCH = {"d_start": 32, "resolution": 0.03, "min_step": 16, "horizon_fraction": 0.15,
+          "horizon_factor": 1.1, "max_extensions": 3, "block": 128}
 EPS_R, EPS_Z, R, DELTA = 1.0, 0.1, 4.0, 0.1
 
 

@@ -513,7 +513,8 @@ class SearchResult:
     Success is not monotone in d (the logit error is random in d: a row can pass at some d and fail
     again at a larger one), so ``d_stable`` [ours] is also reported: the smallest grid d such that
     the construction works at EVERY grid d' with d <= d' <= d_max (the grid point after the last
-    failure); ``d_min <= d_stable``. Both are NaN (censored) when the construction fails at d_max.
+    failure), so it only speaks for the searched horizon; ``d_min <= d_stable``. ``d_min`` is NaN
+    (censored) when no grid d works, ``d_stable`` when the construction fails at d_max.
     """
 
     grid: np.ndarray
@@ -537,10 +538,8 @@ class SearchResult:
 
     @property
     def d_min(self) -> float:
-        if math.isnan(self.d_stable):
-            return math.nan
         good = np.flatnonzero(self.slack >= 0)
-        return float(self.grid[good[0]])
+        return float(self.grid[good[0]]) if good.size else math.nan
 
     @property
     def decision_margin(self) -> float:
@@ -656,14 +655,16 @@ def binary_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np
 
 def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: float,
                  eps_zero: float, d_max: int, *, d_start: int = 32, resolution: float = 0.03,
-                 min_step: int = 16, horizon_factor: float = 1.25, max_extensions: int = 3,
+                 min_step: int = 16, horizon_factor: float = 1.1, max_extensions: int = 3,
                  form: str = "row", block: int = 128, track_error: bool = False) -> SearchResult:
     """d_min of one trial, with a horizon that is long enough.
 
-    The search runs to ``d_max``; when the result does not reach ``horizon_factor * d_stable <=
+    The search runs to ``d_max``; when the result does not reach ``horizon_factor * d_min <=
     d_max`` (or is censored) the trial is redone with ``d_max * 1.5`` from the SAME generator state
     (same G prefix, same grid prefix), at most ``max_extensions`` times. ``rng`` is left in the
-    state after the last draw.
+    state after the last draw. Once some grid d works, d_min no longer depends on the horizon (the
+    grids are prefixes of each other); the margin ``horizon_factor`` shows whether success lasts
+    beyond it (``d_stable``). The cost is O(n^2 d_max) per pass: a restart costs a whole pass.
     """
     B = logit_values(target, eps_ratio, eps_zero)
     state = rng.bit_generator.state
@@ -674,7 +675,7 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
         res = one_pass_search(target, QT, KT, grid, eps_ratio, eps_zero, block,
                               B if track_error else None)
         res.extensions = ext
-        if not math.isnan(res.d_stable) and horizon_factor * res.d_stable <= grid[-1]:
+        if not math.isnan(res.d_min) and horizon_factor * res.d_min <= grid[-1]:
             break
         d_max = math.ceil(d_max * 1.5)
     res.meta = {"identity_error": identity_error(QT, KT, res.d_min)}
@@ -719,7 +720,7 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     """Search d_min for one target and describe it as one table row (plus the raw result).
 
     The search starts with ``d_max = horizon_fraction * d_JL`` (the bound (*) at the nominal R) and
-    extends it (see ``search_d_min``) until ``horizon_factor * d_stable <= d_max``.
+    extends it (see ``search_d_min``) until ``horizon_factor * d_min <= d_max``.
     """
     missing = [key for key in SEARCH_KEYS if key not in search]
     if missing:
@@ -740,15 +741,24 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
         "row_d_min_median": float(np.nanmedian(res.row_d_min)),
         "d_max": int(res.grid[-1]), "grid_points": len(res.grid), "resolution": search["resolution"],
         "extensions": res.extensions,
-        "censored": bool(math.isnan(d_stable)),
-        "horizon_ok": bool(not math.isnan(d_stable)
-                           and search["horizon_factor"] * d_stable <= res.grid[-1]),
+        "censored": bool(math.isnan(d_min)),
+        "horizon_ok": bool(not math.isnan(d_min)
+                           and search["horizon_factor"] * d_min <= res.grid[-1]),
         "d_jl": d_jl, "d_min_over_n": d_min / n,
         "decision_margin": res.decision_margin, "rounding_tol": res.rounding_tol,
         "precision": "float64" if res.decided else "undecided in float64",
         "identity_error": res.meta["identity_error"],
     }
     return row, res
+
+
+def search_cost(n: int, k: int, R: float, eps_ratio: float, eps_zero: float, delta: float,
+                horizon_fraction: float) -> tuple[int, float]:
+    """Peak bytes and flops of one ``trial_record`` whose horizon is extended once (x1.5): the
+    factors hold ``2 n d_max`` doubles, and the passes at d_0 and 1.5 d_0 cost ``2 n^2 d`` each,
+    with ``d_0 = horizon_fraction * d_JL``. For planning cluster resources."""
+    d_0 = horizon_fraction * jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
+    return math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0
 
 
 def log_fit(n, d) -> tuple[float, float, float]:

@@ -237,15 +237,20 @@ def test_d_min_definition_with_non_monotone_success():
     censored = SearchResult(grid=np.array([10, 20]), slack=np.array([1.0, -1.0]),
                             row_first=np.zeros(1, int), row_last_fail=np.array([1]),
                             rounding_tol=1e-12)
-    assert math.isnan(censored.d_min) and math.isnan(censored.row_d_min[0])
+    # works at 10, fails again at d_max: d_min is 10, nothing is stable within the horizon
+    assert censored.d_min == 10 and math.isnan(censored.d_stable)
+    assert math.isnan(censored.row_d_min[0])
+    never = SearchResult(grid=np.array([10, 20]), slack=np.array([-1.0, -1.0]),
+                         row_first=-np.ones(1, int), row_last_fail=np.array([1]), rounding_tol=1e-12)
+    assert math.isnan(never.d_min) and math.isnan(never.d_stable)
 
 
 def test_search_extends_a_short_horizon():
     T = make_target("permutations", 64, 1, 4.0, np.random.default_rng(6))
     res = search_d_min(T, np.random.default_rng(7), EPS_R, EPS_Z, d_max=64, d_start=8,
-                       min_step=8, resolution=0.05, max_extensions=8)
+                       min_step=8, resolution=0.05, horizon_factor=1.25, max_extensions=8)
     assert res.extensions > 0
-    assert 1.25 * res.d_stable <= res.grid[-1]
+    assert 1.25 * res.d_min <= res.grid[-1]
     assert res.meta["identity_error"] <= 1
 
 

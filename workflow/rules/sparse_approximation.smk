@@ -1,12 +1,20 @@
 # Stage: sparse-pattern approximation with a fixed self-attention module (Likhosherstov,
 # Choromanski & Weller 2021/2023). The construction and the precision notion are our
 # reconstruction (shared/papers/likhosherstov.md); see lib/expressivity/sparse_approximation.py.
+import math
+
+from expressivity.sparse_approximation import search_cost
+
 SA = "sparse_approximation"
 SA_CFG = config[SA]
 SA_RES = f"results/{SA}"
 SA_BENCH = f"results/benchmarks/{SA}"
 SA_COMMON = {k: SA_CFG[k] for k in ("target", "R", "eps_ratio", "eps_zero", "delta", "search")}
 SA_JL_N = [n for n in SA_CFG["sweep"]["n"] if n <= SA_CFG["jl"]["n_max"]]
+
+SA_COST = [SA_CFG[key] for key in ("R", "eps_ratio", "eps_zero", "delta")] + [
+    SA_CFG["search"]["horizon_fraction"]
+]
 
 STAGE_TABLES[SA] = [
     f"{SA_RES}/sweep.csv",
@@ -50,9 +58,11 @@ rule sa_sweep:
     # the longest jobs start first (cost ~ n^2 k), so that two cores finish together
     priority: lambda wc: int(wc.n) ** 2 * int(wc.k) // 2**20
     resources:
-        mem_mb=2000,
-        # O(n^2 d) with d ~ k log n: 15 min per trial-set at n = 8192, k = 1 (2 free cores)
-        runtime=lambda wc: 30 + 15 * int(wc.k) * (int(wc.n) // 1024) ** 2 // 64,
+        # one trial's factors and flops with one extension of the horizon; 20 GFLOP/s (about half
+        # of one core measured here) leaves room for slower nodes
+        mem_mb=lambda wc: max(2000, 500 + search_cost(int(wc.n), int(wc.k), *SA_COST)[0] // 2**20),
+        runtime=lambda wc: 30
+        + math.ceil(SA_CFG["sweep"]["trials"] * search_cost(int(wc.n), int(wc.k), *SA_COST)[1] / 1.2e12),
     conda:
         ENV
     log:
