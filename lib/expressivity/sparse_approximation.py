@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy.linalg.blas import dgemm, dsyrk
@@ -384,7 +385,7 @@ class Construction:
         s = math.sqrt(self.d)
         return np.hstack([self.QT[:self.d].T / s, self.KT[:self.d].T / s])
 
-    @property
+    @cached_property
     def weights(self) -> tuple[np.ndarray, np.ndarray]:
         return fixed_weights(self.d)
 
@@ -575,12 +576,19 @@ def _rounding_tol(QT: np.ndarray, KT: np.ndarray, d: int) -> float:
 
 def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
                     eps_ratio: float, eps_zero: float, block: int = 256,
-                    B: np.ndarray | None = None) -> SearchResult:
+                    B: np.ndarray | None = None, prune: bool = True) -> SearchResult:
     """Check every grid d in ONE pass: for each block of rows, accumulate the logits
     ``P += Q[rows, d_prev:d] K[:, d_prev:d]^T`` column panel by column panel and check the rows at
     each grid point. Time O(n^2 d_max) (each product is computed once, added in place by BLAS dgemm
     with beta = 1), memory O(block n); float64.
-    ``B`` (n, k) also tracks the max logit error at every grid point.
+
+    ``prune``: a grid d at which some earlier block already failed can be neither d_min nor after
+    the last failure, so later blocks skip its check and fold its columns into the next product
+    (fewer, larger products). d_min and d_stable are unchanged; ``slack[g]`` at such a d is the
+    smallest slack among the blocks that checked it (negative, and no further from 0 than the true
+    one, so ``decision_margin`` stays a lower bound); ``row_first`` and ``row_last_fail`` count the
+    grid points checked for the row's block. ``B`` (n, k) also tracks the max logit error at every
+    grid point (and turns pruning off).
     """
     _check_tolerances(eps_ratio, eps_zero)
     grid = np.asarray(grid)
@@ -592,6 +600,8 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     err = np.zeros(G) if B is not None else None
     row_first = np.full(n, -1)
     row_last_fail = np.full(n, -1)
+    prune = prune and B is None
+    candidate = np.ones(G, dtype=bool)  # every row checked so far passes at grid[g]
     for r0 in range(0, n, block):
         r1 = min(n, r0 + block)
         # P: (b, n) C-contiguous, the transpose of the Fortran-ordered PT that BLAS updates in place
@@ -601,6 +611,8 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
         last = row_last_fail[r0:r1]
         d_prev = 0
         for g, d in enumerate(grid):
+            if prune and not candidate[g]:
+                continue
             # P^T += K[:, d_prev:d] Q[rows, d_prev:d]^T: one dgemm with beta = 1, no temporary
             dgemm(1.0, KT[d_prev:d].T, QT[d_prev:d, r0:r1], beta=1.0, c=PT, overwrite_c=True)
             d_prev = d
@@ -609,6 +621,7 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
             ok = chk.slack >= 0
             first[(first < 0) & ok] = g
             last[~ok] = g
+            candidate[g] &= bool(ok.all())
             slack[g] = min(slack[g], float(chk.slack.min()))
             if err is not None:
                 err[g] = max(err[g], float(chk.max_error.max()))

@@ -295,3 +295,28 @@ def test_the_benchmark_runs_and_reports_every_ratio():
                          capture_output=True, text=True).stdout
     for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon"):
         assert line in out
+
+
+@pytest.mark.parametrize(("n", "k", "seed"), [(200, 1, 10), (150, 2, 11), (97, 3, 12)])
+def test_pruned_search_keeps_d_min_d_stable_and_the_passing_slacks(n, k, seed):
+    """Pruning skips only grid points some block already failed: d_min, d_stable and every slack
+    where all rows pass are those of the full search; a skipped point's slack stays negative and
+    no further from 0 than the full one (the decision margin remains a lower bound)."""
+    rng = np.random.default_rng(seed)
+    T = make_target("permutations", n, k, 4.0, rng)
+    grid = d_grid(8, 3000, 0.05, 8)
+    QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]))
+    full = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32, prune=False)
+    pruned = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32)
+    assert not math.isnan(full.d_min)
+    assert pruned.d_min == full.d_min
+    assert pruned.d_stable == full.d_stable or (math.isnan(pruned.d_stable)
+                                                and math.isnan(full.d_stable))
+    passing = full.slack >= 0
+    assert np.array_equal(pruned.slack >= 0, passing)
+    # folding skipped columns into one product changes the order of the sums: rounding only
+    tol = full.rounding_tol
+    assert full.decision_margin > tol
+    assert np.allclose(pruned.slack[passing], full.slack[passing], rtol=0, atol=tol)
+    assert (pruned.slack[~passing] >= full.slack[~passing] - tol).all()
+    assert pruned.decision_margin <= full.decision_margin + tol

@@ -107,6 +107,7 @@ rule sa_vary:
         cfg=SA_COMMON,
         vary=SA_CFG["vary"],
     threads: 1
+    priority: 34  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -134,6 +135,7 @@ rule sa_jl:
         trials=SA_CFG["sweep"]["trials"],
         max_rounds=SA_CFG["jl"]["max_rounds"],
     threads: 1
+    priority: 40  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -159,6 +161,7 @@ rule sa_error:
         k=SA_CFG["sweep"]["k"],
         error=SA_CFG["error"],
     threads: 1
+    priority: 9  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -189,6 +192,7 @@ rule sa_module:
         k=SA_CFG["sweep"]["k"],
         module=SA_CFG["module"],
     threads: 1
+    priority: 19  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
