@@ -507,7 +507,8 @@ class SearchResult:
 
     ``slack[g]``: min over rows of the slack at ``grid[g]`` (the construction with the first
     ``grid[g]`` columns of G works iff >= 0). ``row_first, row_last_fail: (n,)`` grid indices of a
-    row's first success and last failure (-1: none). ``max_error[g]``: max logit error, if tracked.
+    row's first success and last failure (-1: none) among the grid points checked for its block
+    (all of them unless the search pruned). ``max_error[g]``: max logit error, if tracked.
 
     Definitions: ``d_min`` is the smallest grid d at which the construction works, every row
     meeting both tolerances at once (the issue's "smallest working d"; what an upward scan finds).
@@ -557,7 +558,7 @@ class SearchResult:
 
     @property
     def row_d_min(self) -> np.ndarray:
-        """Per row: the grid d after its last failure (NaN when it fails at d_max)."""
+        """Per row: the grid d after its last checked failure (NaN when it fails at d_max)."""
         g = self.row_last_fail + 1
         out = np.full(g.shape, np.nan)
         ok = g < len(self.grid)
