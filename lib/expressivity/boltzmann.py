@@ -17,8 +17,9 @@ role is [V], the properties below are [D] in ``shared/papers/kajitsuka_sato.md``
    attention value of query ``k`` is ``sum_j softmax_j(lam z_k z) z_j = boltz(lam z_k z) / (lam z_k)``.
 
 Every inequality is decided from a float64 margin when the margin exceeds a rounding slack; inside
-the slack the quantity is recomputed in mpmath and the row records that precision. A margin that
-float64 cannot resolve is never counted as a pass or a failure on its own.
+the slack the quantity is recomputed in mpmath, at rising precision until the margin exceeds the
+slack at that precision, and the row records the precision used. A margin neither float64 nor
+mpmath resolves is recorded as undecided, never as a pass or a failure.
 """
 
 from __future__ import annotations
@@ -51,14 +52,30 @@ def signed_float(x: mpmath.mpf) -> float:
     return -np.finfo(float).tiny if x < 0 and f == 0 else f
 
 
+#: Precisions tried in turn, as multiples of the configured digits, before a margin is undecided.
+ESCALATION = (1, 2, 4, 8)
+
+
 def decide(
-    margin: float, slack: float, exact: Callable[[], mpmath.mpf], dps: int
+    margin: float, slack: float, exact: Callable[[int], mpmath.mpf], dps: int
 ) -> tuple[float, str]:
     """``(margin, precision)``: the float64 margin if ``|margin| > slack``; otherwise the margin
-    recomputed by ``exact()`` in mpmath with ``dps`` digits."""
+    recomputed by ``exact(digits)`` in mpmath, with ``digits = dps, 2 dps, 4 dps, 8 dps`` until it
+    exceeds the same slack scaled to that precision (``slack * 10^(1 - digits) / eps``). An exact
+    zero (ties: every operation exact) is the equality case and decides. A margin no precision
+    resolves is ``(nan, "undecided")``, never a pass or a failure."""
     if abs(margin) > slack:
         return margin, "float64"
-    return signed_float(exact()), f"mpmath-{dps}"
+    for digits in (factor * dps for factor in ESCALATION):
+        value = exact(digits)
+        if value == 0 or abs(value) > slack * 10.0 ** (1 - digits) / EPS:
+            return signed_float(value), f"mpmath-{digits}"
+    return math.nan, "undecided"
+
+
+def _digits(precision: str) -> int:
+    """Digits of a precision label ("float64" counts as 16)."""
+    return 16 if precision == "float64" else int(precision.split("-")[1])
 
 
 def random_vector(
@@ -95,34 +112,35 @@ def check_vector(
 
     # 1. bounds
     b = float(boltz(a))
-    upper, p = decide(top - b, slack, lambda: mp(top) - boltz_mp(a, dps), dps)
+    upper, p = decide(top - b, slack, lambda digits: mp(top) - boltz_mp(a, digits), dps)
     used.add(p)
     lower, p = decide(
         b - (top - math.log(n)), slack,
-        lambda: boltz_mp(a, dps) - mp(top) + mpmath.log(n), dps,
+        lambda digits: boltz_mp(a, digits) - mp(top) + mpmath.log(n), dps,
     )
     used.add(p)
 
     # 2. hardmax limit: g(beta) within log(n)/beta below the maximum, and non-decreasing
-    def g_mp(beta: float) -> mpmath.mpf:
-        with mpmath.workdps(dps):  # scale in mpmath: float64 products beta * a_i would round
-            return boltz_mp([mp(beta) * mp(x) for x in a], dps) / mp(beta)
+    def g_mp(beta: float, digits: int) -> mpmath.mpf:
+        with mpmath.workdps(digits):  # scale in mpmath: float64 products beta * a_i would round
+            return boltz_mp([mp(beta) * mp(x) for x in a], digits) / mp(beta)
 
     g = [float(boltz(beta * a)) / beta for beta in betas]
     margins = []
     for i, beta in enumerate(betas):
         tol = rounding_slack(beta * a) / beta
-        margins.append(decide(top - g[i], tol, lambda beta=beta: mp(top) - g_mp(beta), dps))
+        margins.append(decide(top - g[i], tol, lambda k, beta=beta: mp(top) - g_mp(beta, k), dps))
         margins.append(decide(
             g[i] - top + math.log(n) / beta, tol,
-            lambda beta=beta: g_mp(beta) - mp(top) + mpmath.log(n) / beta, dps,
+            lambda k, beta=beta: g_mp(beta, k) - mp(top) + mpmath.log(n) / beta, dps,
         ))
         if i:
             lo = betas[i - 1]
             tol = max(tol, rounding_slack(lo * a) / lo)
-            margins.append(decide(g[i] - g[i - 1], tol, lambda lo=lo, hi=beta: g_mp(hi) - g_mp(lo), dps))
+            margins.append(decide(g[i] - g[i - 1], tol,
+                                  lambda k, lo=lo, hi=beta: g_mp(hi, k) - g_mp(lo, k), dps))
     used.update(p for _, p in margins)
-    limit_margin = min(m for m, _ in margins)
+    limit_margin = float(np.min([m for m, _ in margins]))  # nan when any margin is undecided
 
     # 3. appending t lowers boltz exactly when t < boltz(a)
     t = b + rng.choice([-1.0, 1.0]) * 10 ** rng.uniform(-8, math.log10(30))
@@ -156,7 +174,7 @@ def check_vector(
         "append_ok": bool(append_ok),
         "rank1_abs_error": rank1_err,
         "rank1_tolerance": rank1_tol,
-        "precision": max(used, key=lambda s: (s != "float64", s)),
+        "precision": "undecided" if "undecided" in used else max(used, key=_digits),
     }
 
 

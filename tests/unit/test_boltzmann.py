@@ -29,8 +29,26 @@ def test_equal_entries_are_the_equality_case_decided_in_mpmath():
 
 
 def test_decide_uses_float64_only_outside_the_slack():
-    assert decide(1.0, 1e-10, lambda: 99.0, 50) == (1.0, "float64")
-    assert decide(1e-12, 1e-10, lambda: 2e-12, 50) == (2e-12, "mpmath-50")
+    assert decide(1.0, 1e-10, lambda digits: 99.0, 50) == (1.0, "float64")
+    assert decide(1e-12, 1e-10, lambda digits: 2e-12, 50) == (2e-12, "mpmath-50")
+
+
+def test_decide_raises_the_precision_until_the_margin_clears_its_slack():
+    """A margin below the slack of 80 digits (as for a vector of scale 1e3 whose other entries
+    weigh e^-180) is recomputed at 160 digits; one that no precision resolves is undecided."""
+    import mpmath
+
+    def margin(digits):  # the true margin is 1e-100; below ~digits its computation is noise
+        with mpmath.workdps(digits):
+            return mpmath.mpf(10) ** -100 if digits > 110 else mpmath.mpf(10) ** -(digits + 5)
+
+    value, precision = decide(1e-20, 1e-10, margin, 80)
+    assert precision == "mpmath-160" and value == float(mpmath.mpf(10) ** -100)
+    value, precision = decide(1e-20, 1e-10, lambda digits: mpmath.mpf(10) ** -(digits + 5), 30)
+    assert precision == "undecided" and np.isnan(value)
+    # the vector that exposed it: its upper margin (about 1e-79 against a scale of 1e3) is positive
+    row = check_vectors(20240726, 2633, 2634, 2, 64, 1e3, 0.1, list(SPREADS), 80)[0]
+    assert 0 < row["upper_margin"] < 1e-70 and row["precision"] == "mpmath-160"
 
 
 def test_signed_float_keeps_the_sign_of_tiny_negatives():

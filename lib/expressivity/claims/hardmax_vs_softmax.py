@@ -21,16 +21,24 @@ def _precision(df) -> str:
     return "+".join(used)
 
 
+def _violations(df, columns: list[str], what: str) -> Measurement:
+    """Vectors with a negative margin; not evaluated (nan) when a margin is undecided."""
+    margins = df[columns]
+    undecided = int(margins.isna().any(axis=1).sum())
+    if undecided:
+        return Measurement(float("nan"), _precision(df),
+                           f"{undecided} of {len(df)} vectors undecided at the highest precision")
+    return _count((margins < 0).any(axis=1), what, _precision(df))
+
+
 def _bounds(t):
-    df = t["boltzmann_checks"]
-    return _count((df["upper_margin"] < 0) | (df["lower_margin"] < 0), "vectors violate a bound",
-                  _precision(df))
+    return _violations(t["boltzmann_checks"], ["upper_margin", "lower_margin"],
+                       "vectors violate a bound")
 
 
 def _limit(t):
-    df = t["boltzmann_checks"]
-    return _count(df["limit_margin"] < 0, "vectors violate monotonicity or the log(n)/beta band",
-                  _precision(df))
+    return _violations(t["boltzmann_checks"], ["limit_margin"],
+                       "vectors violate monotonicity or the log(n)/beta band")
 
 
 def _append(t):
