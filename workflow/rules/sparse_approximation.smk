@@ -12,9 +12,13 @@ SA_BENCH = f"results/benchmarks/{SA}"
 SA_COMMON = {k: SA_CFG[k] for k in ("target", "R", "eps_ratio", "eps_zero", "delta", "search")}
 SA_JL_N = [n for n in SA_CFG["sweep"]["n"] if n <= SA_CFG["jl"]["n_max"]]
 
-SA_COST = [SA_CFG[key] for key in ("R", "eps_ratio", "eps_zero", "delta")] + [
-    SA_CFG["search"]["horizon_fraction"]
-]
+# (peak bytes, flops) of one sweep trial at the job's (n, k), from the search's cost model
+sa_trial_cost = lambda wc: search_cost(
+    int(wc.n),
+    int(wc.k),
+    *(SA_CFG[key] for key in ("R", "eps_ratio", "eps_zero", "delta")),
+    SA_CFG["search"]["horizon_fraction"],
+)
 
 STAGE_TABLES[SA] = [
     f"{SA_RES}/sweep.csv",
@@ -55,14 +59,14 @@ rule sa_sweep:
         n=r"\d+",
         k=r"\d+",
     threads: 1
-    # the longest jobs start first (cost ~ n^2 k), so that two cores finish together
-    priority: lambda wc: int(wc.n) ** 2 * int(wc.k) // 2**20
+    # the longest jobs start first (GFLOP of one trial), so that the cores finish together
+    priority: lambda wc: int(sa_trial_cost(wc)[1] // 1e9)
     resources:
         # one trial's factors and flops with one extension of the horizon; 20 GFLOP/s (about half
         # of one core measured here) leaves room for slower nodes
-        mem_mb=lambda wc: max(2000, 500 + search_cost(int(wc.n), int(wc.k), *SA_COST)[0] // 2**20),
+        mem_mb=lambda wc: max(2000, 500 + sa_trial_cost(wc)[0] // 2**20),
         runtime=lambda wc: 30
-        + math.ceil(SA_CFG["sweep"]["trials"] * search_cost(int(wc.n), int(wc.k), *SA_COST)[1] / 1.2e12),
+        + math.ceil(SA_CFG["sweep"]["trials"] * sa_trial_cost(wc)[1] / 1.2e12),
     conda:
         ENV
     log:
@@ -107,7 +111,6 @@ rule sa_vary:
         cfg=SA_COMMON,
         vary=SA_CFG["vary"],
     threads: 1
-    priority: 34  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -135,7 +138,6 @@ rule sa_jl:
         trials=SA_CFG["sweep"]["trials"],
         max_rounds=SA_CFG["jl"]["max_rounds"],
     threads: 1
-    priority: 40  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -161,7 +163,6 @@ rule sa_error:
         k=SA_CFG["sweep"]["k"],
         error=SA_CFG["error"],
     threads: 1
-    priority: 9  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
@@ -192,7 +193,6 @@ rule sa_module:
         k=SA_CFG["sweep"]["k"],
         module=SA_CFG["module"],
     threads: 1
-    priority: 19  # its cost on the default config, in the units of sa_sweep's priority
     resources:
         mem_mb=2000,
         runtime=30,
