@@ -13,12 +13,16 @@ if not workflow.config_settings.configfiles:
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/hardmax_vs_softmax.smk"
-include: "workflow/rules/sparse_approximation.smk"
-include: "workflow/rules/memorization.smk"
-include: "workflow/rules/universal_approximation.smk"
-include: "workflow/rules/trained_models.smk"
-include: "workflow/rules/claims.smk"
+
+
+# One rules file per stage (the stage list: expressivity.claims.STAGES), each declaring its tables
+# and figures (TABLES, FIGURES) and writing out its compute rules; outputs.smk generates the rest.
+for _stage in STAGES:
+
+    include: f"workflow/rules/{_stage}.smk"
+
+
+include: "workflow/rules/outputs.smk"
 
 
 # Under a cluster executor only compute jobs (the rules with a benchmark record) are submitted;
@@ -32,7 +36,7 @@ report: "workflow/report/workflow.rst"
 rule all:
     """Every figure, table and claim of every stage."""
     input:
-        [path for outputs in STAGE_OUTPUTS.values() for path in outputs],
+        [path for stage in STAGES for path in stage_outputs(stage)],
         "results/claims.csv",
     default_target: True
 

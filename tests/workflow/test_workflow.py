@@ -49,7 +49,8 @@ def test_changed_parameter_reruns_only_its_jobs(ci_run):
     cfg["hardmax_vs_softmax"]["theorem1"]["n_draws"] += 1
     (ci_run.path / "config/changed.yaml").write_text(yaml.safe_dump(cfg))
     jobs = ci_run.planned_jobs(config="config/changed.yaml")
-    assert jobs == {"hvs_theorem1": 1, "hvs_plot_theorem1": 1, "stage_claims": 1, "claims": 1, "all": 1}
+    assert jobs == {"hvs_theorem1": 1, "hardmax_vs_softmax_plot_theorem1_gaps": 1,
+                    "stage_claims": 1, "claims": 1, "all": 1}
 
 
 @contextmanager
@@ -65,8 +66,8 @@ def edited(path):
 
 
 def test_edited_plot_script_reruns_only_that_plot(ci_run):
-    with edited(ci_run.path / "workflow/scripts/hardmax_vs_softmax_plot_bigbird.py"):
-        assert ci_run.planned_jobs() == {"hvs_plot_bigbird": 1, "all": 1}
+    with edited(ci_run.path / "workflow/scripts/hardmax_vs_softmax/plot_bigbird_accuracy.py"):
+        assert ci_run.planned_jobs() == {"hardmax_vs_softmax_plot_bigbird_accuracy": 1, "all": 1}
 
 
 def test_edited_library_module_reruns_only_its_importers(ci_run):
@@ -75,8 +76,9 @@ def test_edited_library_module_reruns_only_its_importers(ci_run):
         jobs = ci_run.planned_jobs()
     n_chunks = yaml.safe_load((ci_run.path / "config/ci.yaml").read_text())[
         "hardmax_vs_softmax"]["boltzmann"]["n_chunks"]
-    assert jobs == {"hvs_boltzmann_chunk": n_chunks, "hvs_boltzmann_gather": 1,
-                    "hvs_boltzmann_curves": 1, "hvs_plot_boltzmann": 1, "stage_claims": 1,
+    assert jobs == {"hvs_boltzmann_chunk": n_chunks, "hardmax_vs_softmax_gather_boltzmann_checks": 1,
+                    "hvs_boltzmann_curves": 1, "hardmax_vs_softmax_plot_boltzmann_limit": 1,
+                    "stage_claims": 1,
                     "claims": 1, "all": 1}
 
 
@@ -144,3 +146,37 @@ def test_report_holds_every_figure_and_the_claims(ci_run):
     for figure in set(claims["figure"]):
         assert figure.rsplit("/", 1)[-1] in html, f"{figure} is not in the report"
     assert "claims.csv" in html
+
+
+@pytest.mark.parametrize("declaration, message", [
+    # a declared table that no claim and no figure reads
+    ('TABLES[MEM]["unread"] = COMPUTED\n', "results/memorization/unread.csv is declared but read by"),
+    # a figure reading a table that is not declared
+    ('FIGURES[MEM]["extra"] = plot("nowhere")\n', "figure memorization/extra reads table 'nowhere'"),
+])
+def test_declarations_disagreeing_with_rules_are_refused(fresh_copy, declaration, message):
+    rules = fresh_copy.path / "workflow/rules/memorization.smk"
+    rules.write_text(rules.read_text() + "\n" + declaration)
+    proc = fresh_copy.run("-n", check=False)
+    assert proc.returncode != 0
+    assert message in proc.stdout + proc.stderr
+
+
+def test_table_produced_by_no_rule_is_refused(fresh_copy):
+    rules = fresh_copy.path / "workflow/rules/memorization.smk"
+    text = rules.read_text().replace('"delta_vs_lambda": COMPUTED,', '"delta_vs_lambda": COMPUTED,\n'
+                                     '    "orphan": COMPUTED,')
+    rules.write_text(text.replace('plot("hardmax_contrast")', 'plot("hardmax_contrast", "orphan")'))
+    proc = fresh_copy.run("-n", check=False)
+    assert proc.returncode != 0
+    assert "results/memorization/orphan.csv" in proc.stdout + proc.stderr
+
+
+def test_undeclared_table_of_a_compute_rule_is_refused(fresh_copy):
+    rules = fresh_copy.path / "workflow/rules/memorization.smk"
+    rules.write_text(rules.read_text().replace('table_output(MEM, "hardmax_contrast")',
+                                               'f"{MEM_RES}/stray.csv"'))
+    proc = fresh_copy.run("-n", check=False)
+    assert proc.returncode != 0
+    assert "rule mem_hardmax writes results/memorization/stray.csv, not declared" in (
+        proc.stdout + proc.stderr)

@@ -1,10 +1,13 @@
-# Shared helpers: config validation, library dependencies of scripts, stage registry.
+# Shared helpers: config validation, paths, library dependencies of scripts, and the declarations
+# every stage fills in (TABLES, FIGURES), from which workflow/rules/outputs.smk generates the
+# gather, plot, stage and claims rules.
 import ast
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from config_schema import ConfigError, check_config  # noqa: E402
+from expressivity.claims import STAGES, stage_claims  # noqa: E402
 
 LIB = Path("lib/expressivity")
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
@@ -25,6 +28,35 @@ def _canonical(node):
 
 config.clear()
 config.update(_canonical(_checked))
+
+
+# ---- paths -----------------------------------------------------------------------------------
+
+
+def table(stage, name):
+    """``results/<stage>/<name>.csv``: a stage's table, as claims and figures name it."""
+    return f"results/{stage}/{name}.csv"
+
+
+def figure(stage, name):
+    """PNG and PDF paths of one figure."""
+    return [f"figures/{stage}/{name}.png", f"figures/{stage}/{name}.pdf"]
+
+
+def caption(stage, name, kind):
+    """The report caption of a figure or table (relative to workflow/rules/), or None."""
+    path = f"report/{stage}/{name}.rst" if kind == "figure" else f"report/{stage}/tables/{name}.rst"
+    return f"../{path}" if (Path(workflow.basedir) / "workflow" / path).is_file() else None
+
+
+def table_output(stage, name):
+    """A table as a rule's output: in the HTML report when it has a caption."""
+    text = caption(stage, name, "table")
+    path = table(stage, name)
+    return report(path, caption=text, category=stage) if text else path
+
+
+# ---- library dependencies --------------------------------------------------------------------
 
 
 def _lib_imports(path):
@@ -50,12 +82,12 @@ def _lib_imports(path):
 
 
 def lib_deps(*paths):
-    """The library files that the given scripts or modules use, followed transitively.
+    """The given files and the library files they use, followed transitively.
 
     A rule lists them as inputs, so an edit to the mathematics reruns exactly the jobs that use it.
     """
     todo = [Path(p) for p in paths]
-    seen = set()
+    seen = set(todo)
     while todo:
         for dep in _lib_imports(todo.pop()):
             if dep not in seen:
@@ -64,27 +96,52 @@ def lib_deps(*paths):
     return sorted(str(p) for p in seen)
 
 
-def script_deps(name):
-    """``workflow/scripts/<name>`` itself and the library files it uses.
+def script_deps(folder, step):
+    """``workflow/scripts/<folder>/<step>.py`` itself and the library files it uses.
 
     The script is an input so that its checksum, not its modification time, decides whether an
     edit reruns the job (the default profile drops Snakemake's mtime-based ``code`` trigger, which
     would rerun everything after a fresh ``git clone``)."""
-    script = f"workflow/scripts/{name}"
-    return [script, *lib_deps(script)]
+    return lib_deps(f"workflow/scripts/{folder}/{step}.py")
 
 
-def claims_module(stage):
-    """The claims module of a stage (as a path), an input of the job evaluating its claims."""
-    return str(LIB / "claims" / f"{stage}.py")
+def script(folder, step):
+    """The ``script:`` path of ``workflow/scripts/<folder>/<step>.py`` (relative to workflow/rules/)."""
+    return f"../scripts/{folder}/{step}.py"
 
 
-#: Tables each stage's claims are evaluated from: {stage: [csv paths]}; filled by the stage rules.
-STAGE_TABLES = {}
-#: Figures and tables each stage produces (the default target builds all): {stage: [paths]}.
-STAGE_OUTPUTS = {}
+# ---- declarations: each stage's tables and figures, stated once ---------------------------------
 
 
-def figure(stage, name):
-    """PNG and PDF paths of one figure."""
-    return [f"figures/{stage}/{name}.png", f"figures/{stage}/{name}.pdf"]
+def gathered(parts):
+    """A table concatenated, rows in order, from the tables of parallel jobs (``parts``)."""
+    return {"parts": list(parts)}
+
+
+#: A table written by a compute rule of the stage (whose output is ``table_output(stage, name)``).
+COMPUTED = None
+
+
+def plot(*tables, **params):
+    """A figure drawn by ``workflow/scripts/<stage>/plot_<figure>.py`` from the stage's ``tables``
+    (inputs named after them) with figure-only ``params``."""
+    return {"tables": list(tables), "params": params}
+
+
+#: {stage: {table name: COMPUTED or gathered(parts)}}, filled by workflow/rules/<stage>.smk.
+TABLES = {stage: {} for stage in STAGES}
+#: {stage: {figure name: plot(...)}}, filled by workflow/rules/<stage>.smk.
+FIGURES = {stage: {} for stage in STAGES}
+
+
+def claim_tables(stage):
+    """The tables the stage's claims read (expressivity.claims.<stage>), as paths."""
+    names = sorted({name for claim in stage_claims(stage) for name in claim.tables})
+    return [table(stage, name) for name in names]
+
+
+def stage_outputs(stage):
+    """Every table and figure of a stage, and its claims table."""
+    figures = [path for name in FIGURES[stage] for path in figure(stage, name)]
+    tables = [table(stage, name) for name in TABLES[stage]]
+    return [*figures, *tables, f"results/claims/{stage}.csv"]

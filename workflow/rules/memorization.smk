@@ -5,43 +5,35 @@ MEM_CFG = config[MEM]
 MEM_RES = f"results/{MEM}"
 MEM_COMMON = {k: MEM_CFG[k] for k in ("n_classes", "r_min", "r_max", "margin")}
 
-STAGE_TABLES[MEM] = [
-    f"{MEM_RES}/theory.csv",
-    f"{MEM_RES}/search.csv",
-    f"{MEM_RES}/parameter_counts.csv",
-    f"{MEM_RES}/hardmax_contrast.csv",
-    f"{MEM_RES}/delta_vs_lambda.csv",
-]
-STAGE_OUTPUTS[MEM] = [
-    *figure(MEM, "delta_vs_lambda"),
-    *figure(MEM, "parameter_counts"),
-    *figure(MEM, "digits_needed"),
-    *figure(MEM, "hardmax_contrast"),
-    *STAGE_TABLES[MEM],
-    "results/claims/memorization.csv",
-]
-
-
-rule memorization:
-    """Everything of the memorization stage."""
-    input:
-        STAGE_OUTPUTS[MEM],
+TABLES[MEM] = {
+    "theory": gathered(
+        expand(f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv", d=MEM_CFG["theory"]["d"], V=MEM_CFG["theory"]["V"])
+    ),
+    "search": gathered(
+        expand(f"{MEM_RES}/search/d{{d}}_V{{V}}.csv", d=MEM_CFG["search"]["d"], V=MEM_CFG["search"]["V"])
+    ),
+    "parameter_counts": COMPUTED,
+    "hardmax_contrast": COMPUTED,
+    "delta_vs_lambda": COMPUTED,
+}
+FIGURES[MEM] = {
+    "delta_vs_lambda": plot("delta_vs_lambda"),
+    "parameter_counts": plot("parameter_counts"),
+    "digits_needed": plot("theory", "search"),
+    "hardmax_contrast": plot("hardmax_contrast"),
+}
 
 
 rule mem_theory:
     """Regime (i): the layer at the theoretical lam in arbitrary precision, one (d, |V|)."""
     input:
-        lib=script_deps("memorization_theory.py"),
+        lib=script_deps(MEM, "theory"),
     output:
-        temp(f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv"),
+        f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv",
     params:
         seed=config["seed"],
         cfg=MEM_CFG["theory"],
         common=MEM_COMMON,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -49,45 +41,19 @@ rule mem_theory:
     benchmark:
         f"results/benchmarks/{MEM}/theory_d{{d}}_V{{V}}.tsv"
     script:
-        "../scripts/memorization_theory.py"
-
-
-rule mem_theory_gather:
-    input:
-        tables=expand(
-            f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv",
-            d=MEM_CFG["theory"]["d"],
-            V=MEM_CFG["theory"]["V"],
-        ),
-        lib=script_deps("concat_tables.py"),
-    output:
-        report(
-            f"{MEM_RES}/theory.csv",
-            caption="../report/memorization/theory.rst",
-            category=MEM,
-        ),
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/theory_gather.log",
-    script:
-        "../scripts/concat_tables.py"
+        script(MEM, "theory")
 
 
 rule mem_search:
     """Regime (ii): lam_min by search, certified separation, memorizer; one (d, |V|)."""
     input:
-        lib=script_deps("memorization_search.py"),
+        lib=script_deps(MEM, "search"),
     output:
-        temp(f"{MEM_RES}/search/d{{d}}_V{{V}}.csv"),
+        f"{MEM_RES}/search/d{{d}}_V{{V}}.csv",
     params:
         seed=config["seed"],
         cfg=MEM_CFG["search"],
         common=MEM_COMMON,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -95,60 +61,34 @@ rule mem_search:
     benchmark:
         f"results/benchmarks/{MEM}/search_d{{d}}_V{{V}}.tsv"
     script:
-        "../scripts/memorization_search.py"
-
-
-rule mem_search_gather:
-    input:
-        tables=expand(
-            f"{MEM_RES}/search/d{{d}}_V{{V}}.csv",
-            d=MEM_CFG["search"]["d"],
-            V=MEM_CFG["search"]["V"],
-        ),
-        lib=script_deps("concat_tables.py"),
-    output:
-        report(
-            f"{MEM_RES}/search.csv",
-            caption="../report/memorization/search.rst",
-            category=MEM,
-        ),
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/search_gather.log",
-    script:
-        "../scripts/concat_tables.py"
+        script(MEM, "search")
 
 
 rule mem_parameters:
     """Parameter counts against N next to the reference orders of growth."""
     input:
-        search=f"{MEM_RES}/search.csv",
-        lib=script_deps("memorization_parameters.py"),
+        search=table(MEM, "search"),
+        lib=script_deps(MEM, "parameters"),
     output:
-        f"{MEM_RES}/parameter_counts.csv",
+        table_output(MEM, "parameter_counts"),
     conda:
         ENV
     log:
         f"logs/{MEM}/parameters.log",
     script:
-        "../scripts/memorization_parameters.py"
+        script(MEM, "parameters")
 
 
 rule mem_curve:
     """Figure data: delta against lam, float64 versus arbitrary precision, one dataset."""
     input:
-        lib=script_deps("memorization_curve.py"),
+        lib=script_deps(MEM, "curve"),
     output:
-        f"{MEM_RES}/delta_vs_lambda.csv",
+        table_output(MEM, "delta_vs_lambda"),
     params:
         seed=config["seed"],
         cfg=MEM_CFG["curve"],
         common=MEM_COMMON,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -156,23 +96,19 @@ rule mem_curve:
     benchmark:
         f"results/benchmarks/{MEM}/curve.tsv"
     script:
-        "../scripts/memorization_curve.py"
+        script(MEM, "curve")
 
 
 rule mem_hardmax:
     """Contrast: the same layer with hardmax on the Theorem 1 pattern, in exact arithmetic."""
     input:
-        lib=script_deps("memorization_hardmax.py"),
+        lib=script_deps(MEM, "hardmax"),
     output:
-        f"{MEM_RES}/hardmax_contrast.csv",
+        table_output(MEM, "hardmax_contrast"),
     params:
         seed=config["seed"],
         cfg=MEM_CFG["hardmax"],
         common=MEM_COMMON,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -180,81 +116,4 @@ rule mem_hardmax:
     benchmark:
         f"results/benchmarks/{MEM}/hardmax.tsv"
     script:
-        "../scripts/memorization_hardmax.py"
-
-
-rule mem_plot_curve:
-    input:
-        f"{MEM_RES}/delta_vs_lambda.csv",
-        lib=script_deps("memorization_plot_curve.py"),
-    output:
-        png=report(
-            f"figures/{MEM}/delta_vs_lambda.png",
-            caption="../report/memorization/delta_vs_lambda.rst",
-            category=MEM,
-        ),
-        pdf=f"figures/{MEM}/delta_vs_lambda.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/plot_curve.log",
-    script:
-        "../scripts/memorization_plot_curve.py"
-
-
-rule mem_plot_parameters:
-    input:
-        f"{MEM_RES}/parameter_counts.csv",
-        lib=script_deps("memorization_plot_parameters.py"),
-    output:
-        png=report(
-            f"figures/{MEM}/parameter_counts.png",
-            caption="../report/memorization/parameter_counts.rst",
-            category=MEM,
-        ),
-        pdf=f"figures/{MEM}/parameter_counts.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/plot_parameters.log",
-    script:
-        "../scripts/memorization_plot_parameters.py"
-
-
-rule mem_plot_digits:
-    input:
-        theory=f"{MEM_RES}/theory.csv",
-        search=f"{MEM_RES}/search.csv",
-        lib=script_deps("memorization_plot_digits.py"),
-    output:
-        png=report(
-            f"figures/{MEM}/digits_needed.png",
-            caption="../report/memorization/digits_needed.rst",
-            category=MEM,
-        ),
-        pdf=f"figures/{MEM}/digits_needed.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/plot_digits.log",
-    script:
-        "../scripts/memorization_plot_digits.py"
-
-
-rule mem_plot_hardmax:
-    input:
-        f"{MEM_RES}/hardmax_contrast.csv",
-        lib=script_deps("memorization_plot_hardmax.py"),
-    output:
-        png=report(
-            f"figures/{MEM}/hardmax_contrast.png",
-            caption="../report/memorization/hardmax_contrast.rst",
-            category=MEM,
-        ),
-        pdf=f"figures/{MEM}/hardmax_contrast.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{MEM}/plot_hardmax.log",
-    script:
-        "../scripts/memorization_plot_hardmax.py"
+        script(MEM, "hardmax")

@@ -20,37 +20,31 @@ sa_trial_cost = lambda wc: search_cost(
     SA_CFG["search"]["horizon_fraction"],
 )
 
-STAGE_TABLES[SA] = [
-    f"{SA_RES}/sweep.csv",
-    f"{SA_RES}/vary.csv",
-    f"{SA_RES}/jl_check.csv",
-    f"{SA_RES}/fixed_module.csv",
-]
-STAGE_OUTPUTS[SA] = [
-    *figure(SA, "d_min_vs_n"),
-    *figure(SA, "d_min_over_n"),
-    *figure(SA, "d_min_vs_tolerances"),
-    *figure(SA, "heatmaps"),
-    *figure(SA, "logit_error"),
-    *STAGE_TABLES[SA],
-    f"{SA_RES}/logit_error.csv",
-    f"{SA_RES}/example.csv",
-    "results/claims/sparse_approximation.csv",
-]
-
-
-rule sparse_approximation:
-    """Everything of the sparse-approximation stage."""
-    input:
-        STAGE_OUTPUTS[SA],
+TABLES[SA] = {
+    "sweep": gathered(
+        expand(f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv", n=SA_CFG["sweep"]["n"], k=SA_CFG["sweep"]["k"])
+    ),
+    "vary": COMPUTED,
+    "jl_check": COMPUTED,
+    "logit_error": COMPUTED,
+    "fixed_module": COMPUTED,
+    "example": COMPUTED,
+}
+FIGURES[SA] = {
+    "d_min_vs_n": plot("sweep"),
+    "d_min_over_n": plot("sweep"),
+    "d_min_vs_tolerances": plot("vary"),
+    "heatmaps": plot("example"),
+    "logit_error": plot("logit_error"),
+}
 
 
 rule sa_sweep:
     """d_min of every trial at one (n, k): one-pass search over a coupled G."""
     input:
-        lib=script_deps("sparse_approximation_sweep.py"),
+        lib=script_deps(SA, "sweep"),
     output:
-        temp(f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv"),
+        f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv",
     params:
         seed=config["seed"],
         cfg=SA_COMMON,
@@ -58,7 +52,6 @@ rule sa_sweep:
     wildcard_constraints:
         n=r"\d+",
         k=r"\d+",
-    threads: 1
     # the longest jobs start first (GFLOP of one trial), so that the cores finish together
     priority: lambda wc: int(sa_trial_cost(wc)[1] // 1e9)
     resources:
@@ -74,46 +67,19 @@ rule sa_sweep:
     benchmark:
         f"{SA_BENCH}/sweep_n{{n}}_k{{k}}.tsv"
     script:
-        "../scripts/sparse_approximation_sweep.py"
-
-
-rule sa_sweep_gather:
-    """One table of d_min over every (n, k, trial)."""
-    input:
-        tables=expand(
-            f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv",
-            n=SA_CFG["sweep"]["n"],
-            k=SA_CFG["sweep"]["k"],
-        ),
-        lib=script_deps("concat_tables.py"),
-    output:
-        report(
-            f"{SA_RES}/sweep.csv",
-            caption="../report/sparse_approximation/sweep.rst",
-            category=SA,
-        ),
-    conda:
-        ENV
-    log:
-        f"logs/{SA}/sweep_gather.log",
-    script:
-        "../scripts/concat_tables.py"
+        script(SA, "sweep")
 
 
 rule sa_vary:
     """d_min against eps_ratio, eps_zero, R and the form, at one (n, k)."""
     input:
-        lib=script_deps("sparse_approximation_vary.py"),
+        lib=script_deps(SA, "vary"),
     output:
-        f"{SA_RES}/vary.csv",
+        table_output(SA, "vary"),
     params:
         seed=config["seed"],
         cfg=SA_COMMON,
         vary=SA_CFG["vary"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -121,15 +87,15 @@ rule sa_vary:
     benchmark:
         f"{SA_BENCH}/vary.tsv"
     script:
-        "../scripts/sparse_approximation_vary.py"
+        script(SA, "vary")
 
 
 rule sa_jl:
     """The construction at d = the JL bound (*) for the sweep's targets with n <= jl.n_max."""
     input:
-        lib=script_deps("sparse_approximation_jl.py"),
+        lib=script_deps(SA, "jl"),
     output:
-        f"{SA_RES}/jl_check.csv",
+        table_output(SA, "jl_check"),
     params:
         seed=config["seed"],
         cfg=SA_COMMON,
@@ -137,10 +103,6 @@ rule sa_jl:
         k=SA_CFG["sweep"]["k"],
         trials=SA_CFG["sweep"]["trials"],
         max_rounds=SA_CFG["jl"]["max_rounds"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -148,24 +110,20 @@ rule sa_jl:
     benchmark:
         f"{SA_BENCH}/jl.tsv"
     script:
-        "../scripts/sparse_approximation_jl.py"
+        script(SA, "jl")
 
 
 rule sa_error:
     """Largest logit error |X1 X2^T - B| against d (one pass, up to the JL bound)."""
     input:
-        lib=script_deps("sparse_approximation_error.py"),
+        lib=script_deps(SA, "error"),
     output:
-        f"{SA_RES}/logit_error.csv",
+        table_output(SA, "logit_error"),
     params:
         seed=config["seed"],
         cfg=SA_COMMON,
         k=SA_CFG["sweep"]["k"],
         error=SA_CFG["error"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -173,29 +131,21 @@ rule sa_error:
     benchmark:
         f"{SA_BENCH}/error.tsv"
     script:
-        "../scripts/sparse_approximation_error.py"
+        script(SA, "error")
 
 
 rule sa_module:
     """One fixed (W_Q, W_K) for many targets; the n = module.n heatmap example."""
     input:
-        lib=script_deps("sparse_approximation_module.py"),
+        lib=script_deps(SA, "module"),
     output:
-        module=report(
-            f"{SA_RES}/fixed_module.csv",
-            caption="../report/sparse_approximation/fixed_module.rst",
-            category=SA,
-        ),
-        example=f"{SA_RES}/example.csv",
+        module=table_output(SA, "fixed_module"),
+        example=table_output(SA, "example"),
     params:
         seed=config["seed"],
         cfg=SA_COMMON,
         k=SA_CFG["sweep"]["k"],
         module=SA_CFG["module"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -203,86 +153,4 @@ rule sa_module:
     benchmark:
         f"{SA_BENCH}/module.tsv"
     script:
-        "../scripts/sparse_approximation_module.py"
-
-
-rule sa_plot_scaling:
-    input:
-        sweep=f"{SA_RES}/sweep.csv",
-        lib=script_deps("sparse_approximation_plot_scaling.py"),
-    output:
-        png=report(
-            f"figures/{SA}/d_min_vs_n.png",
-            caption="../report/sparse_approximation/d_min_vs_n.rst",
-            category=SA,
-        ),
-        pdf=f"figures/{SA}/d_min_vs_n.pdf",
-        ratio_png=report(
-            f"figures/{SA}/d_min_over_n.png",
-            caption="../report/sparse_approximation/d_min_over_n.rst",
-            category=SA,
-        ),
-        ratio_pdf=f"figures/{SA}/d_min_over_n.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{SA}/plot_scaling.log",
-    script:
-        "../scripts/sparse_approximation_plot_scaling.py"
-
-
-rule sa_plot_vary:
-    input:
-        vary=f"{SA_RES}/vary.csv",
-        lib=script_deps("sparse_approximation_plot_vary.py"),
-    output:
-        png=report(
-            f"figures/{SA}/d_min_vs_tolerances.png",
-            caption="../report/sparse_approximation/d_min_vs_tolerances.rst",
-            category=SA,
-        ),
-        pdf=f"figures/{SA}/d_min_vs_tolerances.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{SA}/plot_vary.log",
-    script:
-        "../scripts/sparse_approximation_plot_vary.py"
-
-
-rule sa_plot_heatmaps:
-    input:
-        example=f"{SA_RES}/example.csv",
-        lib=script_deps("sparse_approximation_plot_heatmaps.py"),
-    output:
-        png=report(
-            f"figures/{SA}/heatmaps.png",
-            caption="../report/sparse_approximation/heatmaps.rst",
-            category=SA,
-        ),
-        pdf=f"figures/{SA}/heatmaps.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{SA}/plot_heatmaps.log",
-    script:
-        "../scripts/sparse_approximation_plot_heatmaps.py"
-
-
-rule sa_plot_error:
-    input:
-        error=f"{SA_RES}/logit_error.csv",
-        lib=script_deps("sparse_approximation_plot_error.py"),
-    output:
-        png=report(
-            f"figures/{SA}/logit_error.png",
-            caption="../report/sparse_approximation/logit_error.rst",
-            category=SA,
-        ),
-        pdf=f"figures/{SA}/logit_error.pdf",
-    conda:
-        ENV
-    log:
-        f"logs/{SA}/plot_error.log",
-    script:
-        "../scripts/sparse_approximation_plot_error.py"
+        script(SA, "module")

@@ -40,40 +40,32 @@ for _m in UA_CFG["approximation"]["inv_delta"]:
             )
 UA_TARGETS = UA_CFG["approximation"]["targets"] + [UA_CFG["approximation"]["positional_target"]]
 
-STAGE_TABLES[UA] = [
-    f"{UA_RES}/lemma6.csv",
-    f"{UA_RES}/lemma6_softmax.csv",
-    f"{UA_RES}/approximation.csv",
-    f"{UA_RES}/patterns.csv",
-    f"{UA_RES}/sparse_mapping.csv",
-    f"{UA_RES}/polynomial_staircase.csv",
-    f"{UA_RES}/polynomial_regression.csv",
-]
-STAGE_OUTPUTS[UA] = [
-    *figure(UA, "lemma6_softmax"),
-    *figure(UA, "approximation_error"),
-    *figure(UA, "pattern_connections"),
-    *figure(UA, "pattern_depth"),
-    *figure(UA, "polynomial_staircase"),
-    *figure(UA, "polynomial_regression"),
-    *STAGE_TABLES[UA],
-    f"results/claims/{UA}.csv",
-]
-
-
-rule universal_approximation:
-    """Everything of the universal-approximation stage."""
-    input:
-        STAGE_OUTPUTS[UA],
+TABLES[UA] = {
+    "lemma6": COMPUTED,
+    "lemma6_softmax": COMPUTED,
+    "approximation": gathered(expand(f"{UA_RES}/approximation/{{target}}.csv", target=UA_TARGETS)),
+    "patterns": COMPUTED,
+    "sparse_mapping": COMPUTED,
+    "polynomial_staircase": COMPUTED,
+    "polynomial_regression": COMPUTED,
+}
+FIGURES[UA] = {
+    "lemma6_softmax": plot("lemma6_softmax", tol=UA_CFG["lemma6"]["softmax_tol"]),
+    "approximation_error": plot("approximation"),
+    "pattern_connections": plot("patterns"),
+    "pattern_depth": plot("patterns"),
+    "polynomial_staircase": plot("polynomial_staircase"),
+    "polynomial_regression": plot("polynomial_regression"),
+}
 
 
 rule ua_lemma6:
     """Lemma 6 on every input of one grid: integer reference, attention matrices, softmax."""
     input:
-        lib=script_deps("universal_approximation_lemma6.py"),
+        lib=script_deps(UA, "lemma6"),
     output:
-        summary=temp(f"{UA_RES}/lemma6/m{{m}}_d{{d}}_n{{n}}.csv"),
-        softmax=temp(f"{UA_RES}/lemma6/softmax_m{{m}}_d{{d}}_n{{n}}.csv"),
+        summary=f"{UA_RES}/lemma6/m{{m}}_d{{d}}_n{{n}}.csv",
+        softmax=f"{UA_RES}/lemma6/softmax_m{{m}}_d{{d}}_n{{n}}.csv",
     params:
         cfg=UA_CFG["lemma6"],
         budget=UA_BUDGET,
@@ -81,10 +73,6 @@ rule ua_lemma6:
         m=r"\d+",
         d=r"\d+",
         n=r"\d+",
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -92,7 +80,7 @@ rule ua_lemma6:
     benchmark:
         f"results/benchmarks/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.tsv"
     script:
-        "../scripts/universal_approximation_lemma6.py"
+        script(UA, "lemma6")
 
 
 rule ua_lemma6_gather:
@@ -100,14 +88,10 @@ rule ua_lemma6_gather:
     input:
         summaries=[f"{UA_RES}/lemma6/m{m}_d{d}_n{n}.csv" for m, d, n, _ in UA_L6_KEEP],
         curves=[f"{UA_RES}/lemma6/softmax_m{m}_d{d}_n{n}.csv" for m, d, n, _ in UA_L6_KEEP],
-        lib=script_deps("universal_approximation_lemma6_gather.py"),
+        lib=script_deps(UA, "lemma6_gather"),
     output:
-        summary=report(
-            f"{UA_RES}/lemma6.csv",
-            caption=f"../report/{UA}/lemma6.rst",
-            category=UA,
-        ),
-        softmax=f"{UA_RES}/lemma6_softmax.csv",
+        summary=table_output(UA, "lemma6"),
+        softmax=table_output(UA, "lemma6_softmax"),
     params:
         skipped=[list(s) for s in UA_L6_SKIP],
         budget=UA_BUDGET,
@@ -116,23 +100,19 @@ rule ua_lemma6_gather:
     log:
         f"logs/{UA}/lemma6_gather.log",
     script:
-        "../scripts/universal_approximation_lemma6_gather.py"
+        script(UA, "lemma6_gather")
 
 
 rule ua_approximation:
     """End-to-end L^p errors against delta for one target."""
     input:
-        lib=script_deps("universal_approximation_approximation.py"),
+        lib=script_deps(UA, "approximation"),
     output:
-        temp(f"{UA_RES}/approximation/{{target}}.csv"),
+        f"{UA_RES}/approximation/{{target}}.csv",
     params:
         cfg=UA_CFG["approximation"],
         budget=UA_BUDGET,
         seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -140,45 +120,19 @@ rule ua_approximation:
     benchmark:
         f"results/benchmarks/{UA}/approximation_{{target}}.tsv"
     script:
-        "../scripts/universal_approximation_approximation.py"
-
-
-rule ua_approximation_gather:
-    input:
-        tables=expand(f"{UA_RES}/approximation/{{target}}.csv", target=UA_TARGETS),
-        lib=script_deps("concat_tables.py"),
-    output:
-        report(
-            f"{UA_RES}/approximation.csv",
-            caption=f"../report/{UA}/approximation.rst",
-            category=UA,
-        ),
-    conda:
-        ENV
-    log:
-        f"logs/{UA}/approximation_gather.log",
-    script:
-        "../scripts/concat_tables.py"
+        script(UA, "approximation")
 
 
 rule ua_patterns:
     """Assumption 1 and connections of every pattern at every n."""
     input:
-        lib=script_deps("universal_approximation_patterns.py"),
+        lib=script_deps(UA, "patterns"),
     output:
-        report(
-            f"{UA_RES}/patterns.csv",
-            caption=f"../report/{UA}/patterns.rst",
-            category=UA,
-        ),
+        table_output(UA, "patterns"),
     params:
         names=UA_CFG["patterns"]["names"],
         n=UA_CFG["patterns"]["n"],
         seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -186,23 +140,19 @@ rule ua_patterns:
     benchmark:
         f"results/benchmarks/{UA}/patterns.tsv"
     script:
-        "../scripts/universal_approximation_patterns.py"
+        script(UA, "patterns")
 
 
 rule ua_sparse_mapping:
     """The sparse selective-shift contextual mapping of every pattern on every small grid."""
     input:
-        lib=script_deps("universal_approximation_sparse_mapping.py"),
+        lib=script_deps(UA, "sparse_mapping"),
     output:
-        f"{UA_RES}/sparse_mapping.csv",
+        table_output(UA, "sparse_mapping"),
     params:
         names=UA_CFG["sparse_mapping"]["names"],
         grids=UA_SPARSE_GRIDS,
         seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -210,26 +160,18 @@ rule ua_sparse_mapping:
     benchmark:
         f"results/benchmarks/{UA}/sparse_mapping.tsv"
     script:
-        "../scripts/universal_approximation_sparse_mapping.py"
+        script(UA, "sparse_mapping")
 
 
 rule ua_staircase:
     """Fang et al.: max relative error against (blocks, degree) for every dimension d."""
     input:
-        lib=script_deps("universal_approximation_staircase.py"),
+        lib=script_deps(UA, "staircase"),
     output:
-        report(
-            f"{UA_RES}/polynomial_staircase.csv",
-            caption=f"../report/{UA}/polynomial_staircase_table.rst",
-            category=UA,
-        ),
+        table_output(UA, "polynomial_staircase"),
     params:
         cfg=UA_CFG["polynomial"],
         seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -237,22 +179,18 @@ rule ua_staircase:
     benchmark:
         f"results/benchmarks/{UA}/staircase.tsv"
     script:
-        "../scripts/universal_approximation_staircase.py"
+        script(UA, "staircase")
 
 
 rule ua_regression:
     """Fang et al.: noisy regression, excess test risk against the sample size."""
     input:
-        lib=script_deps("universal_approximation_regression.py"),
+        lib=script_deps(UA, "regression"),
     output:
-        f"{UA_RES}/polynomial_regression.csv",
+        table_output(UA, "polynomial_regression"),
     params:
         cfg=UA_CFG["regression"],
         seed=config["seed"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     conda:
         ENV
     log:
@@ -260,60 +198,4 @@ rule ua_regression:
     benchmark:
         f"results/benchmarks/{UA}/regression.tsv"
     script:
-        "../scripts/universal_approximation_regression.py"
-
-
-rule ua_plots:
-    """Every figure of the stage from the tables (one job: plotting is cheap)."""
-    input:
-        lemma6_softmax=f"{UA_RES}/lemma6_softmax.csv",
-        approximation=f"{UA_RES}/approximation.csv",
-        patterns=f"{UA_RES}/patterns.csv",
-        staircase=f"{UA_RES}/polynomial_staircase.csv",
-        regression=f"{UA_RES}/polynomial_regression.csv",
-        lib=script_deps("universal_approximation_plot.py"),
-    output:
-        lemma6_softmax=report(
-            f"figures/{UA}/lemma6_softmax.png",
-            caption=f"../report/{UA}/lemma6_softmax.rst",
-            category=UA,
-        ),
-        lemma6_softmax_pdf=f"figures/{UA}/lemma6_softmax.pdf",
-        approximation_error=report(
-            f"figures/{UA}/approximation_error.png",
-            caption=f"../report/{UA}/approximation_error.rst",
-            category=UA,
-        ),
-        approximation_error_pdf=f"figures/{UA}/approximation_error.pdf",
-        pattern_connections=report(
-            f"figures/{UA}/pattern_connections.png",
-            caption=f"../report/{UA}/pattern_connections.rst",
-            category=UA,
-        ),
-        pattern_connections_pdf=f"figures/{UA}/pattern_connections.pdf",
-        pattern_depth=report(
-            f"figures/{UA}/pattern_depth.png",
-            caption=f"../report/{UA}/pattern_depth.rst",
-            category=UA,
-        ),
-        pattern_depth_pdf=f"figures/{UA}/pattern_depth.pdf",
-        polynomial_staircase=report(
-            f"figures/{UA}/polynomial_staircase.png",
-            caption=f"../report/{UA}/polynomial_staircase.rst",
-            category=UA,
-        ),
-        polynomial_staircase_pdf=f"figures/{UA}/polynomial_staircase.pdf",
-        polynomial_regression=report(
-            f"figures/{UA}/polynomial_regression.png",
-            caption=f"../report/{UA}/polynomial_regression.rst",
-            category=UA,
-        ),
-        polynomial_regression_pdf=f"figures/{UA}/polynomial_regression.pdf",
-    params:
-        tol=UA_CFG["lemma6"]["softmax_tol"],
-    conda:
-        ENV
-    log:
-        f"logs/{UA}/plots.log",
-    script:
-        "../scripts/universal_approximation_plot.py"
+        script(UA, "regression")

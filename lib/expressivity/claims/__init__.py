@@ -60,8 +60,8 @@ class Claim:
     op: str
     threshold: float
     why: str
-    figure: str
-    tables: tuple[str, ...]
+    figure: str  # the figure's name: figures/<stage>/<figure>.png
+    tables: tuple[str, ...]  # the tables' names: results/<stage>/<table>.csv
     evaluate: Callable[[Mapping[str, pd.DataFrame]], Measurement]
 
     def __post_init__(self) -> None:
@@ -94,7 +94,7 @@ class Claim:
             "status": ("pass" if passed else "fail") if decided else "not evaluated",
             "precision": m.precision,
             "provenance": self.provenance,
-            "figure": self.figure,
+            "figure": f"figures/{self.stage}/{self.figure}.png",
             "note": m.note,
         }
 

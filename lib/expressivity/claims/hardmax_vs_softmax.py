@@ -9,7 +9,6 @@ from expressivity.counterexamples import HARDMAX_GAP_BOUND
 
 KS = "Kajitsuka & Sato 2024"
 BB = "Zaheer et al. 2020 (BigBird)"
-FIG = "figures/hardmax_vs_softmax"
 
 
 def _count(mask, what: str, precision: str = "float64") -> Measurement:
@@ -108,7 +107,7 @@ CLAIMS = [
         metric="vectors violating a bound", op="==", threshold=0,
         why="an inequality holds for all a: one violation refutes it; margins float64 cannot "
             "resolve are decided in mpmath",
-        figure=f"{FIG}/boltzmann_limit.png", tables=("boltzmann_checks",), evaluate=_bounds,
+        figure="boltzmann_limit", tables=("boltzmann_checks",), evaluate=_bounds,
     ),
     Claim(
         id="hardmax_vs_softmax.boltzmann_hardmax_limit",
@@ -119,7 +118,7 @@ CLAIMS = [
         metric="vectors violating monotonicity or the band", op="==", threshold=0,
         why="the derivative in beta is a variance (>= 0) and the band follows from the bounds: "
             "both hold for every vector",
-        figure=f"{FIG}/boltzmann_limit.png", tables=("boltzmann_checks",), evaluate=_limit,
+        figure="boltzmann_limit", tables=("boltzmann_checks",), evaluate=_limit,
     ),
     Claim(
         id="hardmax_vs_softmax.boltzmann_append",
@@ -128,7 +127,7 @@ CLAIMS = [
         provenance=BOLTZ_PROV,
         metric="vectors where boltz moves against sign(t - boltz(a))", op="==", threshold=0,
         why="boltz(a + [t]) is a convex combination of boltz(a) and t, so the sign is exact",
-        figure=f"{FIG}/boltzmann_limit.png", tables=("boltzmann_checks",), evaluate=_append,
+        figure="boltzmann_limit", tables=("boltzmann_checks",), evaluate=_append,
     ),
     Claim(
         id="hardmax_vs_softmax.rank1_attention_is_boltzmann",
@@ -140,7 +139,7 @@ CLAIMS = [
         threshold=0,
         why="an identity: the two sides may differ only by rounding, bounded by 16 n eps (max|a| + "
             "log n + 1)",
-        figure=f"{FIG}/boltzmann_limit.png", tables=("boltzmann_checks",), evaluate=_rank1,
+        figure="boltzmann_limit", tables=("boltzmann_checks",), evaluate=_rank1,
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_hardmax_blind",
@@ -152,7 +151,7 @@ CLAIMS = [
         metric="max output difference at the shared tokens", op="<=", threshold=HARDMAX_GAP_BOUND,
         why="the outputs are mathematically equal (max, min and mean coincide); 1e-12 bounds "
             "float64 rounding of outputs of size <= 1e3",
-        figure=f"{FIG}/theorem1_gaps.png", tables=("theorem1_search",), evaluate=_hardmax_gap,
+        figure="theorem1_gaps", tables=("theorem1_search",), evaluate=_hardmax_gap,
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_hardmax_exact",
@@ -161,7 +160,7 @@ CLAIMS = [
         provenance=f"statement: {KS} Thm 1 [V]; counterexample dataset and argument: ours [D]",
         metric="exactly checked draws whose outputs differ", op="==", threshold=0,
         why="exact equality is the theorem's content; rational arithmetic has no rounding",
-        figure=f"{FIG}/theorem1_gaps.png", tables=("theorem1_search",), evaluate=_hardmax_exact,
+        figure="theorem1_gaps", tables=("theorem1_search",), evaluate=_hardmax_exact,
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_sees",
@@ -172,7 +171,7 @@ CLAIMS = [
         threshold=1e6 * HARDMAX_GAP_BOUND,
         why="a million times the hardmax rounding bound 1e-12: the difference is structural, "
             "not rounding",
-        figure=f"{FIG}/theorem1_gaps.png", tables=("theorem1_search",), evaluate=_softmax_gap,
+        figure="theorem1_gaps", tables=("theorem1_search",), evaluate=_softmax_gap,
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_memorizes",
@@ -183,7 +182,7 @@ CLAIMS = [
         metric="max |output - label|", op="<=", threshold=1e-9,
         why="the interpolant is exact in exact arithmetic; 1e-9 bounds float64 rounding for "
             "feature gaps >= 1e-5",
-        figure=f"{FIG}/theorem1_gaps.png", tables=("theorem1_memorizer",), evaluate=_memorizer,
+        figure="theorem1_gaps", tables=("theorem1_memorizer",), evaluate=_memorizer,
     ),
     Claim(
         id="hardmax_vs_softmax.bigbird_hardmax_exact",
@@ -195,7 +194,7 @@ CLAIMS = [
         provenance=f"{BB} Prop. 1 [V], construction [V]",
         metric="min fraction of queries answered exactly", op="==", threshold=1,
         why="the construction is exact: hardmax puts weight 1 on the minimum inner product",
-        figure=f"{FIG}/bigbird_accuracy.png", tables=("bigbird",), evaluate=_bigbird_hardmax,
+        figure="bigbird_accuracy", tables=("bigbird",), evaluate=_bigbird_hardmax,
     ),
     Claim(
         id="hardmax_vs_softmax.bigbird_softmax_limit",
@@ -206,6 +205,6 @@ CLAIMS = [
         metric="min accuracy at beta >= beta_sufficient", op="==", threshold=1,
         why="beta_sufficient makes the weight on the furthest vector exceed 1 - s/4, which puts "
             "the output nearer to it than to any other vector",
-        figure=f"{FIG}/bigbird_accuracy.png", tables=("bigbird",), evaluate=_bigbird_softmax,
+        figure="bigbird_accuracy", tables=("bigbird",), evaluate=_bigbird_softmax,
     ),
 ]

@@ -11,7 +11,6 @@ from expressivity.claims import Claim, Measurement
 from expressivity.contextual_mapping import FLOAT64_DIGITS
 
 KS = "Kajitsuka & Sato 2024"
-FIG = "figures/memorization"
 PROV_THM2 = (f"statement: {KS} Thm 2 [R] (recalled, consistent with the abstract [V]); "
              "construction's ingredients recalled [R], its constants (lam, eq. (8) exponent) "
              "derived by us [D]; eq. (8) prefactor recalled [R]")
@@ -114,7 +113,7 @@ CLAIMS = [
         metric="datasets without a certified delta > 0", op="==", threshold=0,
         why="the definition requires delta > 0; ball arithmetic certifies the sign, so one "
             "uncertified dataset refutes the claim",
-        figure=f"{FIG}/delta_vs_lambda.png", tables=("theory", "search"), evaluate=_contextual,
+        figure="delta_vs_lambda", tables=("theory", "search"), evaluate=_contextual,
     ),
     Claim(
         id="memorization.delta_at_least_theory",
@@ -123,7 +122,7 @@ CLAIMS = [
         provenance=PROV_THM2,
         metric="min log10(delta_measured / delta_theory), regime (i)", op=">=", threshold=0,
         why="eq. (8) is a lower bound on delta for every dataset meeting the hypotheses",
-        figure=f"{FIG}/delta_vs_lambda.png", tables=("theory",), evaluate=_at_least_theory,
+        figure="delta_vs_lambda", tables=("theory",), evaluate=_at_least_theory,
     ),
     Claim(
         id="memorization.bounded_outputs",
@@ -133,7 +132,7 @@ CLAIMS = [
         metric="max ||y|| - (r_max + eps/4)", op="<=", threshold=0,
         why="||x + alpha c u|| <= r_max + alpha r_max = r_max + eps/4 since |c| <= max|v^T x| "
             "<= r_max",
-        figure=f"{FIG}/delta_vs_lambda.png", tables=("theory", "search"), evaluate=_bounded,
+        figure="delta_vs_lambda", tables=("theory", "search"), evaluate=_bounded,
     ),
     Claim(
         id="memorization.exact_memorization",
@@ -144,7 +143,7 @@ CLAIMS = [
         metric="min fraction of labels reproduced", op="==", threshold=1,
         why="the interpolant is exact on distinct points; the features are certified distinct "
             "and the FFN is solved with twice the digits their gaps need",
-        figure=f"{FIG}/parameter_counts.png", tables=("theory", "search"), evaluate=_exact,
+        figure="parameter_counts", tables=("theory", "search"), evaluate=_exact,
     ),
     Claim(
         id="memorization.parameters_linear",
@@ -156,7 +155,7 @@ CLAIMS = [
         metric="max |log-log slope in N - 1| over (d, |V|, n) series", op="<=", threshold=0.1,
         why="an affine count a + bN has slope in [b N_min / (a + b N_min), 1]; with "
             "a = 5d <= 2nN_min / 9 it is within 0.1 of 1, while a sqrt(nN) count has slope 0.5",
-        figure=f"{FIG}/parameter_counts.png", tables=("parameter_counts",), evaluate=_linear,
+        figure="parameter_counts", tables=("parameter_counts",), evaluate=_linear,
     ),
     Claim(
         id="memorization.hardmax_contrast",
@@ -169,7 +168,7 @@ CLAIMS = [
         op="==", threshold=0,
         why="hardmax attends to the extreme token, shared by both sequences: the outputs are "
             "equal as rationals; softmax sees the interior tokens",
-        figure=f"{FIG}/hardmax_contrast.png", tables=("hardmax_contrast",), evaluate=_hardmax,
+        figure="hardmax_contrast", tables=("hardmax_contrast",), evaluate=_hardmax,
     ),
     Claim(
         id="memorization.digits_needed",
@@ -183,6 +182,6 @@ CLAIMS = [
         threshold=FLOAT64_DIGITS,
         why="float64 has 53 bits = 15.95 decimal digits: a relative separation below 2^-53 "
             "cannot be represented",
-        figure=f"{FIG}/digits_needed.png", tables=("theory", "search"), evaluate=_digits,
+        figure="digits_needed", tables=("theory", "search"), evaluate=_digits,
     ),
 ]

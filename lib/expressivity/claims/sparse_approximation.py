@@ -15,7 +15,6 @@ from expressivity.claims import Claim, Measurement
 from expressivity.sparse_approximation import log_fit
 
 LCW = "Likhosherstov, Choromanski & Weller 2021 (AAAI 2023)"
-FIG = "figures/sparse_approximation"
 PROV = ("statement: abstract [V] and Fig. 2 caption [V2]; precision definition, B, construction "
         "scaling and the bound (*): our reconstruction [R]; measurements ours [D]")
 
@@ -99,7 +98,7 @@ CLAIMS = [
         why="(*) is taken with failure probability delta / (number of trials); by the union "
             "bound every trial succeeds with probability >= 1 - delta, so one failure refutes "
             "the bound at that confidence",
-        figure=f"{FIG}/logit_error.png", tables=("jl_check",), evaluate=_jl,
+        figure="logit_error", tables=("jl_check",), evaluate=_jl,
     ),
     Claim(
         id="sparse_approximation.log_n_fit",
@@ -110,7 +109,7 @@ CLAIMS = [
         metric="min over k of R^2 of the fit to median d_min", op=">=", threshold=0.95,
         why="JL predicts d proportional to ln(n^2/delta) = a + b ln n; the 5% allowance is for "
             "the grid resolution and the median of a few trials",
-        figure=f"{FIG}/d_min_vs_n.png", tables=("sweep",), evaluate=_fit_r2,
+        figure="d_min_vs_n", tables=("sweep",), evaluate=_fit_r2,
     ),
     Claim(
         id="sparse_approximation.log_n_ratio",
@@ -121,7 +120,7 @@ CLAIMS = [
         why="for d = c ln(4 n^2 / delta) the ratio changes by 1.2x over n = 2^6..2^13; a power "
             "law n^p changes it by 2^(7p) * 6/13, which exceeds 1.5 for every p >= 0.25 (1.55 at "
             "p = 0.25, 2x from p = 0.3)",
-        figure=f"{FIG}/d_min_vs_n.png", tables=("sweep",), evaluate=_log_ratio,
+        figure="d_min_vs_n", tables=("sweep",), evaluate=_log_ratio,
     ),
     Claim(
         id="sparse_approximation.fixed_parameters",
@@ -134,7 +133,7 @@ CLAIMS = [
         op="==", threshold=0,
         why="the weights depend on d alone by construction; a single target that needs other "
             "weights or fails refutes the claim",
-        figure=f"{FIG}/heatmaps.png", tables=("fixed_module",), evaluate=_fixed,
+        figure="heatmaps", tables=("fixed_module",), evaluate=_fixed,
     ),
     Claim(
         id="sparse_approximation.below_n",
@@ -144,6 +143,6 @@ CLAIMS = [
         metric="max d_min / n at the largest n", op="<", threshold=1.0,
         why="d = n is what exact representation with fixed inputs needs; O(log n) must fall "
             "below it for large n",
-        figure=f"{FIG}/d_min_over_n.png", tables=("sweep",), evaluate=_below_n,
+        figure="d_min_over_n", tables=("sweep",), evaluate=_below_n,
     ),
 ]

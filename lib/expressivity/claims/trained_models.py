@@ -14,7 +14,6 @@ from expressivity.claims import Claim, Measurement
 KS = "Kajitsuka & Sato 2024"
 YB = "Yun et al. 2020b"
 YA = "Yun et al. 2020a"
-FIG = "figures/trained_models"
 KS_PROV = (f"statement: {KS} Sec. 6 [V] (reviewer summary: one layer, one head, head size 1, tied "
            "Q/K/V memorizes a dataset); dataset, optimiser and sizes are our reconstruction [D] "
            "(the paper's experiment section was not retrievable)")
@@ -141,7 +140,7 @@ CLAIMS = [
         provenance=KS_PROV,
         metric="final training accuracy", op="==", threshold=1.0,
         why="memorization means every token labelled correctly: one error is a failure",
-        figure=f"{FIG}/memorization_curve.png", tables=("memorization_summary",),
+        figure="memorization_curve", tables=("memorization_summary",),
         evaluate=_memorized("learned"),
     ),
     Claim(
@@ -156,7 +155,7 @@ CLAIMS = [
         metric="final training accuracy", op="==", threshold=1.0,
         why="Thm 2 says this w already gives a contextual mapping, so memorization needs no "
             "learned projection; one error is a failure",
-        figure=f"{FIG}/memorization_curve.png", tables=("memorization_summary",),
+        figure="memorization_curve", tables=("memorization_summary",),
         evaluate=_memorized("fixed"),
     ),
     Claim(
@@ -169,7 +168,7 @@ CLAIMS = [
         metric="accuracy minus token-only ceiling", op="<=", threshold=0.0,
         why="a token-wise map gives a token one output whatever its sequence, so it labels at "
             "most the majority of each token's occurrences correctly",
-        figure=f"{FIG}/memorization_curve.png", tables=("memorization_summary",),
+        figure="memorization_curve", tables=("memorization_summary",),
         evaluate=_no_attention,
     ),
     Claim(
@@ -182,7 +181,7 @@ CLAIMS = [
         why="with tied rank-1 weights hardmax attends only the set's largest or smallest "
             "projection, so the output depends on (token, one extreme), which cannot carry "
             "labels that depend on the whole set",
-        figure=f"{FIG}/memorization_curve.png", tables=("memorization_summary",),
+        figure="memorization_curve", tables=("memorization_summary",),
         evaluate=_hardmax,
     ),
     Claim(
@@ -193,7 +192,7 @@ CLAIMS = [
         provenance="bound derived by us [D]",
         metric="hardmax accuracy minus ceiling", op="<=", threshold=0.0,
         why="within a group the hardmax layer's outputs coincide, so a group carries one label",
-        figure=f"{FIG}/memorization_curve.png", tables=("memorization_summary",),
+        figure="memorization_curve", tables=("memorization_summary",),
         evaluate=_hardmax_ceiling,
     ),
     Claim(
@@ -206,7 +205,7 @@ CLAIMS = [
         metric="lowest final training accuracy over (h, s)", op="==", threshold=1.0,
         why="a larger model contains the rank-1 single head (extra heads can be switched off), "
             "so it can memorize whatever that can; one error is a failure",
-        figure=f"{FIG}/heads_rank.png", tables=("heads_rank",), evaluate=_heads,
+        figure="heads_rank", tables=("heads_rank",), evaluate=_heads,
     ),
     Claim(
         id="trained_models.width_below_construction",
@@ -219,7 +218,7 @@ CLAIMS = [
         metric="max over N of (smallest trained width) / (n N)", op="<=", threshold=1.0,
         why="the construction is an upper bound on the width needed; a trained width above it "
             "would mean training needs more than the construction",
-        figure=f"{FIG}/width_vs_N.png", tables=("width_vs_N",), evaluate=_width,
+        figure="width_vs_N", tables=("width_vs_N",), evaluate=_width,
     ),
     Claim(
         id="trained_models.copy_dense",
@@ -229,7 +228,7 @@ CLAIMS = [
         provenance=f"{YB} copying table [S] (quoted in paper notes); task and sizes ours [O]",
         metric="held-out copy accuracy, DENSE, deepest", op=">=", threshold=COPY_SUCCESS,
         why=f"'learn to copy' read as at most 1 % token errors ({COPY_SUCCESS})",
-        figure=f"{FIG}/copy_accuracy.png", tables=("copy_accuracy",),
+        figure="copy_accuracy", tables=("copy_accuracy",),
         evaluate=_copy(("dense",), "min"),
     ),
     Claim(
@@ -243,7 +242,7 @@ CLAIMS = [
         metric="lowest copy accuracy of STRIDED and FIXED at the deepest depth", op=">=",
         threshold=COPY_SUCCESS,
         why=f"'learn to copy' read as at most 1 % token errors ({COPY_SUCCESS})",
-        figure=f"{FIG}/copy_accuracy.png", tables=("copy_accuracy",),
+        figure="copy_accuracy", tables=("copy_accuracy",),
         evaluate=_copy(("strided", "fixed"), "min"),
     ),
     Claim(
@@ -255,7 +254,7 @@ CLAIMS = [
         metric="highest copy accuracy of STAR and RANDOM at the deepest depth", op="<",
         threshold=COPY_SUCCESS,
         why="the complement of 'learn to copy' at the same 1 % error level",
-        figure=f"{FIG}/copy_accuracy.png", tables=("copy_accuracy",),
+        figure="copy_accuracy", tables=("copy_accuracy",),
         evaluate=_copy(("star", "random"), "max"),
     ),
     Claim(
@@ -270,6 +269,6 @@ CLAIMS = [
         threshold=0.0,
         why="the recalled finding is an ordering (alternatives alone trail attention); 0 is the "
             "tie",
-        figure=f"{FIG}/mixers.png", tables=("mixers",), evaluate=_mixers,
+        figure="mixers", tables=("mixers",), evaluate=_mixers,
     ),
 ]

@@ -13,7 +13,6 @@ YA = "Yun et al. 2020a (ICLR)"
 YB = "Yun et al. 2020b (NeurIPS)"
 FANG = "Fang et al. 2022 (arXiv 2202.12166)"
 KS = "Kajitsuka & Sato 2024"
-FIG = "figures/universal_approximation"
 NAN = float("nan")
 
 L6_PROV = ("statement (transformers compute contextual mappings) verified from the abstract; "
@@ -216,7 +215,7 @@ CLAIMS = [
         metric="violations over every grid input within the budget", op="==", threshold=0,
         why="the properties hold for every input; one violation refutes the construction; "
             "exact integer arithmetic has no rounding",
-        figure=f"{FIG}/lemma6_softmax.png", tables=("lemma6",), evaluate=_l6_props,
+        figure="lemma6_softmax", tables=("lemma6",), evaluate=_l6_props,
     ),
     Claim(
         id="universal_approximation.lemma6_layers",
@@ -225,7 +224,7 @@ CLAIMS = [
         provenance=L6_PROV,
         metric="grids whose layer count differs from delta^-d + 1", op="==", threshold=0,
         why="an exact count of the construction",
-        figure=f"{FIG}/lemma6_softmax.png", tables=("lemma6",), evaluate=_l6_layers,
+        figure="lemma6_softmax", tables=("lemma6",), evaluate=_l6_layers,
     ),
     Claim(
         id="universal_approximation.lemma6_matrices_exact",
@@ -236,7 +235,7 @@ CLAIMS = [
         metric="mismatching output entries", op="==", threshold=0,
         why="all values are integers below 2^52, which float64 represents and orders exactly, "
             "so the two computations must agree bit for bit",
-        figure=f"{FIG}/lemma6_softmax.png", tables=("lemma6",), evaluate=_l6_matrix,
+        figure="lemma6_softmax", tables=("lemma6",), evaluate=_l6_matrix,
     ),
     Claim(
         id="universal_approximation.lemma6_softmax",
@@ -248,7 +247,7 @@ CLAIMS = [
         threshold=1e-9,
         why="softmax tends to hardmax with error ~ n exp(-beta gap) (score gaps >= 1/2 in units "
             "of delta^2); 1e-9 is the issue's tolerance, far above float64 rounding",
-        figure=f"{FIG}/lemma6_softmax.png", tables=("lemma6",), evaluate=_l6_softmax,
+        figure="lemma6_softmax", tables=("lemma6",), evaluate=_l6_softmax,
     ),
     Claim(
         id="universal_approximation.error_falls_with_delta",
@@ -262,7 +261,7 @@ CLAIMS = [
         why="the predicted rate is delta^min(1, d/p) (Lipschitz piecewise-constant error plus "
             "the O(delta^d) measure of repeated tokens), >= 1/2 here; half of it leaves room "
             "for Monte-Carlo noise and coarse-delta constants",
-        figure=f"{FIG}/approximation_error.png", tables=("approximation",),
+        figure="approximation_error", tables=("approximation",),
         evaluate=_approx_falls,
     ),
     Claim(
@@ -274,7 +273,7 @@ CLAIMS = [
         metric="sample entries inside [t_l, t_r] but not in the value table", op="==",
         threshold=0,
         why="property 4 is exact; any such entry would be a counterexample",
-        figure=f"{FIG}/approximation_error.png", tables=("approximation",),
+        figure="approximation_error", tables=("approximation",),
         evaluate=_approx_prop4,
     ),
     Claim(
@@ -287,7 +286,7 @@ CLAIMS = [
         metric="max memorization residual / float64 evaluation bound", op="<=", threshold=1,
         why="the Zhang FFN is exact in exact arithmetic; evaluating it in float64 can lose at "
             "most 4 N max|w| (max|z| + max|b|) eps, the bound used",
-        figure=f"{FIG}/approximation_error.png", tables=("approximation",), evaluate=_ks,
+        figure="approximation_error", tables=("approximation",), evaluate=_ks,
     ),
     Claim(
         id="universal_approximation.assumption1",
@@ -298,7 +297,7 @@ CLAIMS = [
         provenance=SPARSE_PROV,
         metric="(pattern, n) pairs differing from the expectation", op="==", threshold=0,
         why="exact graph computations on each mask",
-        figure=f"{FIG}/pattern_depth.png", tables=("patterns",), evaluate=_assumption,
+        figure="pattern_depth", tables=("patterns",), evaluate=_assumption,
     ),
     Claim(
         id="universal_approximation.connections_linear",
@@ -309,7 +308,7 @@ CLAIMS = [
         metric="largest |log-log slope - expected slope|", op="<=", threshold=0.1,
         why="the counts are c n + O(1) (or c n^1.5 + O(n)); over n >= 16 the lower-order terms "
             "move the fitted slope by less than 0.1",
-        figure=f"{FIG}/pattern_connections.png", tables=("patterns",), evaluate=_connections,
+        figure="pattern_connections", tables=("patterns",), evaluate=_connections,
     ),
     Claim(
         id="universal_approximation.sparse_contextual_mapping",
@@ -321,7 +320,7 @@ CLAIMS = [
         metric="repeated values + matrix mismatches + layer-bound excesses", op="==",
         threshold=0,
         why="checked on every grid input in exact integers; one repeat refutes it",
-        figure=f"{FIG}/pattern_depth.png", tables=("sparse_mapping",), evaluate=_sparse_ok,
+        figure="pattern_depth", tables=("sparse_mapping",), evaluate=_sparse_ok,
     ),
     Claim(
         id="universal_approximation.sparse_shift_pitfall",
@@ -332,7 +331,7 @@ CLAIMS = [
         metric="repeated values over all patterns with shift factor delta^-d", op=">",
         threshold=0,
         why="a single repeated value shows the smaller factor is not a contextual mapping",
-        figure=f"{FIG}/pattern_depth.png", tables=("sparse_mapping",), evaluate=_sparse_pitfall,
+        figure="pattern_depth", tables=("sparse_mapping",), evaluate=_sparse_pitfall,
     ),
     Claim(
         id="universal_approximation.polynomial_exact",
@@ -343,7 +342,7 @@ CLAIMS = [
         metric="max relative error over cells with blocks >= degree", op="<=", threshold=1e-9,
         why="zero in exact arithmetic; float64 least squares with condition numbers up to ~1e8 "
             "loses at most ~1e-8 x 1e-16 x size, far below 1e-9",
-        figure=f"{FIG}/polynomial_staircase.png", tables=("polynomial_staircase",),
+        figure="polynomial_staircase", tables=("polynomial_staircase",),
         evaluate=lambda t: _stair(t, True),
     ),
     Claim(
@@ -354,7 +353,7 @@ CLAIMS = [
         metric="min relative error over cells with blocks < degree", op=">=", threshold=1e-2,
         why="the features span only degree <= L; the top-degree Chebyshev part (|c| >= 1) is at "
             "sup-distance >= |c_k| from that space in one variable",
-        figure=f"{FIG}/polynomial_staircase.png", tables=("polynomial_staircase",),
+        figure="polynomial_staircase", tables=("polynomial_staircase",),
         evaluate=lambda t: _stair(t, False),
     ),
     Claim(
@@ -366,7 +365,7 @@ CLAIMS = [
         metric="|log-log slope + 1|", op="<=", threshold=0.2,
         why="least squares with T features and no bias has excess risk sigma^2 T / (N - T - 1), "
             "slope -1; 0.2 is the issue's tolerance for Monte-Carlo noise",
-        figure=f"{FIG}/polynomial_regression.png", tables=("polynomial_regression",),
+        figure="polynomial_regression", tables=("polynomial_regression",),
         evaluate=lambda t: _regression(t, True),
     ),
     Claim(
@@ -377,7 +376,7 @@ CLAIMS = [
         metric="log-log slope over the upper half of N", op=">=", threshold=-0.5,
         why="bias^2 + sigma^2 T/N tends to the constant bias^2 (slope 0) while an exact model "
             "keeps slope -1; -0.5 separates the two",
-        figure=f"{FIG}/polynomial_regression.png", tables=("polynomial_regression",),
+        figure="polynomial_regression", tables=("polynomial_regression",),
         evaluate=lambda t: _regression(t, False),
     ),
 ]

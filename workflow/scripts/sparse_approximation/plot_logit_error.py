@@ -5,7 +5,7 @@ from matplotlib.ticker import NullFormatter
 from expressivity.io import read_table
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
-df = read_table(snakemake.input.error, ["k", "d", "max_logit_error", "jl_bound_error",
+df = read_table(snakemake.input.logit_error, ["k", "d", "max_logit_error", "jl_bound_error",
                                         "jl_typical_error", "sufficient_error", "d_jl"])
 with figure() as (fig, ax):
     for c, (k, sub) in enumerate(df.groupby("k")):

@@ -3,8 +3,8 @@
 from expressivity.io import read_table
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
-curve = read_table(snakemake.input.curve, ["variant", "epoch", "accuracy"])
-summary = read_table(snakemake.input.summary, ["variant", "accuracy", "accuracy_hardmax"])
+curve = read_table(snakemake.input.memorization_curve, ["variant", "epoch", "accuracy"])
+summary = read_table(snakemake.input.memorization_summary, ["variant", "accuracy", "accuracy_hardmax"])
 names = {"learned": "tied rank-1, w learned", "fixed": "tied rank-1, w fixed (construction)",
          "no_attention": "no attention (token-wise FFN)"}
 with figure() as (fig, ax):

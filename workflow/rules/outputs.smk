@@ -1,0 +1,137 @@
+# Rules generated from the stages' declarations (TABLES, FIGURES in workflow/rules/<stage>.smk):
+# one gather rule per gathered table, one plot rule per figure, one rule per stage that builds all
+# of it. Compute rules, where the science is, are written out in the stage files.
+
+
+def _declaration_problems():
+    """Tables and figures declared but read by nothing, or read but not declared."""
+    problems = []
+    for stage in STAGES:
+        read_by_figures = {t for spec in FIGURES[stage].values() for t in spec["tables"]}
+        for claim in stage_claims(stage):
+            problems += [f"claim {claim.id} reads table {t!r}, not declared in TABLES[{stage!r}]"
+                         for t in claim.tables if t not in TABLES[stage]]
+            if claim.figure not in FIGURES[stage]:
+                problems.append(f"claim {claim.id} names figure {claim.figure!r}, not declared "
+                                f"in FIGURES[{stage!r}]")
+        problems += [f"figure {stage}/{fig} has no script {script_path}"
+                     for fig in FIGURES[stage]
+                     if not Path(script_path := f"workflow/scripts/{stage}/plot_{fig}.py").is_file()]
+        problems += [f"figure {stage}/{fig} reads table {t!r}, not declared in TABLES[{stage!r}]"
+                     for fig, spec in FIGURES[stage].items() for t in spec["tables"]
+                     if t not in TABLES[stage]]
+        read = read_by_figures | {t for c in stage_claims(stage) for t in c.tables}
+        problems += [f"table {table(stage, name)} is declared but read by no claim and no figure"
+                     for name in TABLES[stage] if name not in read]
+    declared = {table(s, n) for s in STAGES for n in TABLES[s]}
+    for rule in workflow.rules:
+        for path in rule.output:
+            parts = Path(path).parts
+            if (len(parts) == 3 and parts[0] == "results" and parts[1] in STAGES
+                    and path.endswith(".csv") and path not in declared):
+                problems.append(f"rule {rule.name} writes {path}, not declared in TABLES")
+    return problems
+
+
+# Checked before any rule is generated, so a disagreement is reported as such (and nothing runs).
+_problems = _declaration_problems()
+if _problems:
+    raise WorkflowError(
+        "The stages' declarations disagree with their rules and claims:\n  "
+        + "\n  ".join(_problems)
+    )
+
+
+for _stage in STAGES:
+    for _name, _spec in TABLES[_stage].items():
+        if _spec is COMPUTED:
+            continue
+
+        rule:
+            name:
+                f"{_stage}_gather_{_name}"
+            input:
+                tables=_spec["parts"],
+                lib=lib_deps("workflow/scripts/concat_tables.py"),
+            output:
+                table_output(_stage, _name),
+            conda:
+                ENV
+            log:
+                f"logs/{_stage}/gather_{_name}.log",
+            script:
+                "../scripts/concat_tables.py"
+
+    for _name, _spec in FIGURES[_stage].items():
+        _png, _pdf = figure(_stage, _name)
+
+        rule:
+            name:
+                f"{_stage}_plot_{_name}"
+            input:
+                **{t: table(_stage, t) for t in _spec["tables"]},
+                lib=script_deps(_stage, f"plot_{_name}"),
+            output:
+                png=report(_png, caption=caption(_stage, _name, "figure"), category=_stage),
+                pdf=_pdf,
+            params:
+                **_spec["params"],
+            conda:
+                ENV
+            log:
+                f"logs/{_stage}/plot_{_name}.log",
+            script:
+                script(_stage, f"plot_{_name}")
+
+    rule:
+        name:
+            _stage
+        input:
+            stage_outputs(_stage),
+
+
+rule stage_claims:
+    """Evaluate the claims of one stage (registry: expressivity.claims.<stage>)."""
+    input:
+        tables=lambda wc: claim_tables(wc.stage),
+        lib=lambda wc: [
+            *script_deps("claims", "stage"),
+            *lib_deps(str(LIB / "claims" / f"{wc.stage}.py")),
+        ],
+    output:
+        report(
+            "results/claims/{stage}.csv",
+            caption="../report/claims_stage.rst",
+            category="Claims",
+            labels={"stage": "{stage}"},
+        ),
+    params:
+        stage="{stage}",
+    wildcard_constraints:
+        stage="|".join(STAGES),
+    conda:
+        ENV
+    log:
+        "logs/claims/{stage}.log",
+    script:
+        "../scripts/claims/stage.py"
+
+
+rule claims:
+    """Gather every stage's claims into results/claims.csv and log the pass count."""
+    input:
+        stages=expand("results/claims/{stage}.csv", stage=STAGES),
+        lib=script_deps("claims", "gather"),
+    output:
+        report(
+            "results/claims.csv",
+            caption="../report/claims.rst",
+            category="Claims",
+            labels={"stage": "all"},
+        ),
+    conda:
+        ENV
+    log:
+        "logs/claims/all.log",
+    script:
+        "../scripts/claims/gather.py"

@@ -1,0 +1,22 @@
+"""Figure: excess risk of the polynomial regression against the sample size."""
+
+from expressivity.io import read_table
+from expressivity.plotting import MARKERS, PALETTE, figure, save
+
+df = read_table(snakemake.input.polynomial_regression)
+with figure() as (fig, ax):
+    for i, (L, part) in enumerate(df.groupby("blocks")):
+        deg = int(part["degree"].iloc[0])
+        ax.errorbar(part["n_train"], part["excess_mse"], yerr=part["excess_mse_sem"],
+                    marker=MARKERS[i], ms=3, color=PALETTE[i], capsize=2,
+                    label=f"L = {L} blocks, degree {deg}")
+        if L >= deg:
+            ax.plot(part["n_train"], part["variance_prediction"], color=PALETTE[i], ls=":",
+                    label="σ² T / N")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("training samples N")
+    ax.set_ylabel("test MSE − σ² (excess risk)")
+    ax.set_title("No approximation/sample trade-off when L ≥ degree")
+    ax.legend(fontsize=7)
+    save(fig, snakemake.output.png, snakemake.output.pdf)
