@@ -105,7 +105,7 @@ def script_deps(folder, step):
     return lib_deps(f"workflow/scripts/{folder}/{step}.py")
 
 
-def script(folder, step):
+def script_path(folder, step):
     """The ``script:`` path of ``workflow/scripts/<folder>/<step>.py`` (relative to workflow/rules/)."""
     return f"../scripts/{folder}/{step}.py"
 

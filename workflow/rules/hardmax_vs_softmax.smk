@@ -40,7 +40,7 @@ rule hvs_boltzmann_chunk:
     benchmark:
         f"results/benchmarks/{HVS}/boltzmann_chunk{{chunk}}.tsv"
     script:
-        script(HVS, "boltzmann")
+        script_path(HVS, "boltzmann")
 
 
 rule hvs_boltzmann_curves:
@@ -62,7 +62,7 @@ rule hvs_boltzmann_curves:
     benchmark:
         f"results/benchmarks/{HVS}/boltzmann_curves.tsv"
     script:
-        script(HVS, "curves")
+        script_path(HVS, "curves")
 
 
 rule hvs_theorem1:
@@ -85,7 +85,7 @@ rule hvs_theorem1:
     benchmark:
         f"results/benchmarks/{HVS}/theorem1.tsv"
     script:
-        script(HVS, "theorem1")
+        script_path(HVS, "theorem1")
 
 
 rule hvs_bigbird:
@@ -104,4 +104,4 @@ rule hvs_bigbird:
     benchmark:
         f"results/benchmarks/{HVS}/bigbird_n{{n}}.tsv"
     script:
-        script(HVS, "bigbird")
+        script_path(HVS, "bigbird")

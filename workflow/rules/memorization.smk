@@ -41,7 +41,7 @@ rule mem_theory:
     benchmark:
         f"results/benchmarks/{MEM}/theory_d{{d}}_V{{V}}.tsv"
     script:
-        script(MEM, "theory")
+        script_path(MEM, "theory")
 
 
 rule mem_search:
@@ -61,7 +61,7 @@ rule mem_search:
     benchmark:
         f"results/benchmarks/{MEM}/search_d{{d}}_V{{V}}.tsv"
     script:
-        script(MEM, "search")
+        script_path(MEM, "search")
 
 
 rule mem_parameters:
@@ -76,7 +76,7 @@ rule mem_parameters:
     log:
         f"logs/{MEM}/parameters.log",
     script:
-        script(MEM, "parameters")
+        script_path(MEM, "parameters")
 
 
 rule mem_curve:
@@ -96,7 +96,7 @@ rule mem_curve:
     benchmark:
         f"results/benchmarks/{MEM}/curve.tsv"
     script:
-        script(MEM, "curve")
+        script_path(MEM, "curve")
 
 
 rule mem_hardmax:
@@ -116,4 +116,4 @@ rule mem_hardmax:
     benchmark:
         f"results/benchmarks/{MEM}/hardmax.tsv"
     script:
-        script(MEM, "hardmax")
+        script_path(MEM, "hardmax")

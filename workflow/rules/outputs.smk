@@ -81,7 +81,7 @@ for _stage in STAGES:
             log:
                 f"logs/{_stage}/plot_{_name}.log",
             script:
-                script(_stage, f"plot_{_name}")
+                script_path(_stage, f"plot_{_name}")
 
     rule:
         name:

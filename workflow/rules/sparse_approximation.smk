@@ -67,7 +67,7 @@ rule sa_sweep:
     benchmark:
         f"{SA_BENCH}/sweep_n{{n}}_k{{k}}.tsv"
     script:
-        script(SA, "sweep")
+        script_path(SA, "sweep")
 
 
 rule sa_vary:
@@ -87,7 +87,7 @@ rule sa_vary:
     benchmark:
         f"{SA_BENCH}/vary.tsv"
     script:
-        script(SA, "vary")
+        script_path(SA, "vary")
 
 
 rule sa_jl:
@@ -110,7 +110,7 @@ rule sa_jl:
     benchmark:
         f"{SA_BENCH}/jl.tsv"
     script:
-        script(SA, "jl")
+        script_path(SA, "jl")
 
 
 rule sa_error:
@@ -131,7 +131,7 @@ rule sa_error:
     benchmark:
         f"{SA_BENCH}/error.tsv"
     script:
-        script(SA, "error")
+        script_path(SA, "error")
 
 
 rule sa_module:
@@ -153,4 +153,4 @@ rule sa_module:
     benchmark:
         f"{SA_BENCH}/module.tsv"
     script:
-        script(SA, "module")
+        script_path(SA, "module")

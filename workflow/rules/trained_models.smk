@@ -70,7 +70,7 @@ rule tm_memorize:
     benchmark:
         f"results/benchmarks/{TM}/memorize_{{variant}}.tsv"
     script:
-        script(TM, "memorize")
+        script_path(TM, "memorize")
 
 
 rule tm_heads:
@@ -93,7 +93,7 @@ rule tm_heads:
     benchmark:
         f"results/benchmarks/{TM}/heads_h{{heads}}_s{{size}}.tsv"
     script:
-        script(TM, "heads")
+        script_path(TM, "heads")
 
 
 rule tm_width:
@@ -116,7 +116,7 @@ rule tm_width:
     benchmark:
         f"results/benchmarks/{TM}/width_N{{N}}.tsv"
     script:
-        script(TM, "width")
+        script_path(TM, "width")
 
 
 rule tm_copy:
@@ -139,7 +139,7 @@ rule tm_copy:
     benchmark:
         f"results/benchmarks/{TM}/copy_{{pattern}}_L{{depth}}.tsv"
     script:
-        script(TM, "copying")
+        script_path(TM, "copying")
 
 
 rule tm_mixers:
@@ -162,4 +162,4 @@ rule tm_mixers:
     benchmark:
         f"results/benchmarks/{TM}/mixers_{{alternative}}_k{{k}}.tsv"
     script:
-        script(TM, "mixers")
+        script_path(TM, "mixers")

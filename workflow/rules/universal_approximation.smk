@@ -80,7 +80,7 @@ rule ua_lemma6:
     benchmark:
         f"results/benchmarks/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.tsv"
     script:
-        script(UA, "lemma6")
+        script_path(UA, "lemma6")
 
 
 rule ua_lemma6_gather:
@@ -100,7 +100,7 @@ rule ua_lemma6_gather:
     log:
         f"logs/{UA}/lemma6_gather.log",
     script:
-        script(UA, "lemma6_gather")
+        script_path(UA, "lemma6_gather")
 
 
 rule ua_approximation:
@@ -120,7 +120,7 @@ rule ua_approximation:
     benchmark:
         f"results/benchmarks/{UA}/approximation_{{target}}.tsv"
     script:
-        script(UA, "approximation")
+        script_path(UA, "approximation")
 
 
 rule ua_patterns:
@@ -140,7 +140,7 @@ rule ua_patterns:
     benchmark:
         f"results/benchmarks/{UA}/patterns.tsv"
     script:
-        script(UA, "patterns")
+        script_path(UA, "patterns")
 
 
 rule ua_sparse_mapping:
@@ -160,7 +160,7 @@ rule ua_sparse_mapping:
     benchmark:
         f"results/benchmarks/{UA}/sparse_mapping.tsv"
     script:
-        script(UA, "sparse_mapping")
+        script_path(UA, "sparse_mapping")
 
 
 rule ua_staircase:
@@ -179,7 +179,7 @@ rule ua_staircase:
     benchmark:
         f"results/benchmarks/{UA}/staircase.tsv"
     script:
-        script(UA, "staircase")
+        script_path(UA, "staircase")
 
 
 rule ua_regression:
@@ -198,4 +198,4 @@ rule ua_regression:
     benchmark:
         f"results/benchmarks/{UA}/regression.tsv"
     script:
-        script(UA, "regression")
+        script_path(UA, "regression")
