@@ -43,4 +43,7 @@ rule all:
 
 onsuccess:
     if Path("results/claims.csv").is_file():
-        shell("tail -n 1 logs/claims/all.log")
+        from expressivity.claims import summary_line
+        from expressivity.io import read_table
+
+        print(summary_line(read_table("results/claims.csv")))

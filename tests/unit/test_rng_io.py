@@ -67,3 +67,17 @@ def test_unwritable_directory_names_the_path(tmp_path):
     blocker.write_text("a file where a directory should be")
     with pytest.raises(OSError, match="cannot write table .*results/s/t.csv"):
         write_table(pd.DataFrame({"x": [1]}), blocker / "s" / "t.csv")
+
+
+def test_damage_after_writing_is_named_and_found(tmp_path):
+    from expressivity.io import damaged_tables, record_path
+
+    path = tmp_path / "stage" / "t.csv"
+    write_table(pd.DataFrame({"a": range(10), "b": [0.5] * 10}), path)
+    assert record_path(path).read_text().split()[1] == "10"
+    assert damaged_tables(tmp_path) == []
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:5]))  # cut at a line boundary: still parses
+    with pytest.raises(TableError, match=r"t\.csv: table differs from what its job wrote \(10 rows"):
+        read_table(path)
+    assert [p for p, _ in damaged_tables(tmp_path)] == [path]

@@ -1,5 +1,6 @@
 """Faults: a run killed mid-job resumes to the same bytes; unwritable or full output directories
-and corrupt intermediate tables fail with a message naming the path."""
+fail with a message naming the path; a table damaged after its job wrote it is set aside and
+rebuilt, with everything that reads it, to the same bytes."""
 
 import base64
 import hashlib
@@ -147,12 +148,24 @@ def test_full_results_directory_fails_naming_the_path(fresh_copy, mounted):
     assert "results/" in out
 
 
-def test_corrupt_intermediate_table_fails_the_consumer_naming_the_file(fresh_copy):
+def cut_at_line(data: bytes) -> bytes:
+    """The first half of the lines: a table that still parses and looks complete."""
+    lines = data.splitlines(keepends=True)
+    return b"".join(lines[: len(lines) // 2])
+
+
+@pytest.mark.parametrize("table, damage", [
+    ("results/hardmax_vs_softmax/theorem1_search.csv", cut_at_line),
+    ("results/hardmax_vs_softmax/theorem1_search.csv", lambda data: data[: len(data) // 2]),
+    ("results/claims/hardmax_vs_softmax.csv", lambda data: data[:500]),
+    ("results/hardmax_vs_softmax/bigbird/n16.csv", lambda data: data.replace(b"1", b"7", 1)),
+], ids=["cut-at-line", "cut-mid-line", "claims-cut", "per-point-edited"])
+def test_damaged_table_is_set_aside_and_rebuilt_with_its_dependents(fresh_copy, table, damage):
     fresh_copy.run(STAGE)
-    table = fresh_copy.path / "results/hardmax_vs_softmax/theorem1_search.csv"
-    data = table.read_bytes()
-    table.write_bytes(data[: len(data) // 2])  # cut mid-line, as a crashed copy would leave it
-    proc = fresh_copy.run(STAGE, check=False)
-    assert proc.returncode != 0
-    assert "results/hardmax_vs_softmax/theorem1_search.csv: table is truncated" in \
-        proc.stdout + proc.stderr
+    before = csv_digests(fresh_copy.path)
+    path = fresh_copy.path / table
+    path.write_bytes(damage(path.read_bytes()))
+    proc = fresh_copy.run(STAGE)
+    assert f"{table}: table differs from what its job wrote" in proc.stdout + proc.stderr
+    assert (fresh_copy.path / "results/.damaged" / Path(table).relative_to("results")).is_file()
+    assert csv_digests(fresh_copy.path) == before

@@ -8,6 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
+from expressivity.io import damaged_tables  # noqa: E402
+from snakemake.logging import logger  # noqa: E402
 
 LIB = Path("lib/expressivity")
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
@@ -28,6 +30,21 @@ def _canonical(node):
 
 config.clear()
 config.update(_canonical(_checked))
+
+
+def set_aside_damaged_tables(root="results", aside="results/.damaged"):
+    """Move every table that no longer matches the checksum recorded when its job wrote it (cut,
+    edited, overwritten) to ``aside``, so that Snakemake rebuilds it (and what reads it) instead of
+    a consumer failing on it; nothing is deleted. Runs before the DAG is built."""
+    for path, reason in damaged_tables(root):
+        target = Path(aside) / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        path.replace(target)
+        logger.warning(f"{reason}.\nMoved to {target}; it will be rebuilt with what depends on it.")
+
+
+if workflow.is_main_process:
+    set_aside_damaged_tables()
 
 
 # ---- paths -----------------------------------------------------------------------------------

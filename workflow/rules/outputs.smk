@@ -42,52 +42,67 @@ if _problems:
     )
 
 
-for _stage in STAGES:
-    for _name, _spec in TABLES[_stage].items():
-        if _spec is COMPUTED:
-            continue
-
-        rule:
-            name:
-                f"{_stage}_gather_{_name}"
-            input:
-                tables=_spec["parts"],
-                lib=lib_deps("workflow/scripts/concat_tables.py"),
-            output:
-                table_output(_stage, _name),
-            conda:
-                ENV
-            log:
-                f"logs/{_stage}/gather_{_name}.log",
-            script:
-                "../scripts/concat_tables.py"
-
-    for _name, _spec in FIGURES[_stage].items():
-        _png, _pdf = figure(_stage, _name)
-
-        rule:
-            name:
-                f"{_stage}_plot_{_name}"
-            input:
-                **{t: table(_stage, t) for t in _spec["tables"]},
-                lib=script_deps(_stage, f"plot_{_name}"),
-            output:
-                png=report(_png, caption=caption(_stage, _name, "figure"), category=_stage),
-                pdf=_pdf,
-            params:
-                **_spec["params"],
-            conda:
-                ENV
-            log:
-                f"logs/{_stage}/plot_{_name}.log",
-            script:
-                script_path(_stage, f"plot_{_name}")
+# The rules are made inside functions: a script: directive is evaluated when the job runs, so in a
+# plain loop every generated rule would run the script of the loop's last iteration.
+def gather_rule(stage, name, parts):
+    """Concatenate a gathered table from its parts."""
 
     rule:
         name:
-            _stage
+            f"{stage}_gather_{name}"
         input:
-            stage_outputs(_stage),
+            tables=parts,
+            lib=lib_deps("workflow/scripts/concat_tables.py"),
+        output:
+            table_output(stage, name),
+        conda:
+            ENV
+        log:
+            f"logs/{stage}/gather_{name}.log",
+        script:
+            "../scripts/concat_tables.py"
+
+
+def plot_rule(stage, name, spec):
+    """Draw one figure from its tables."""
+    png, pdf = figure(stage, name)
+
+    rule:
+        name:
+            f"{stage}_plot_{name}"
+        input:
+            **{t: table(stage, t) for t in spec["tables"]},
+            lib=script_deps(stage, f"plot_{name}"),
+        output:
+            png=report(png, caption=caption(stage, name, "figure"), category=stage),
+            pdf=pdf,
+        params:
+            **spec["params"],
+        conda:
+            ENV
+        log:
+            f"logs/{stage}/plot_{name}.log",
+        script:
+            script_path(stage, f"plot_{name}")
+
+
+def stage_rule(stage):
+    """Everything of one stage."""
+
+    rule:
+        name:
+            stage
+        input:
+            stage_outputs(stage),
+
+
+for _stage in STAGES:
+    for _name, _spec in TABLES[_stage].items():
+        if _spec is not COMPUTED:
+            gather_rule(_stage, _name, _spec["parts"])
+    for _name, _spec in FIGURES[_stage].items():
+        plot_rule(_stage, _name, _spec)
+    stage_rule(_stage)
 
 
 rule stage_claims:

@@ -4,10 +4,11 @@ from pathlib import Path
 
 from expressivity.claims import evaluate_stage
 from expressivity.io import read_table, write_table
+from expressivity.joblog import job_log
 
+log = job_log(snakemake)
 tables = {Path(p).stem: read_table(p) for p in snakemake.input.tables}
 table = evaluate_stage(snakemake.params.stage, tables)
 write_table(table, snakemake.output[0])
-with open(snakemake.log[0], "w") as log:
-    for row in table.itertuples():
-        log.write(f"{row.status:>13}  {row.id}: measured {row.measured:.6g} {row.op} {row.threshold:g}\n")
+for row in table.itertuples():
+    log.info(f"{row.status:>13}  {row.id}: measured {row.measured:.6g} {row.op} {row.threshold:g}")
