@@ -1,30 +1,49 @@
-"""Validate a workflow config against ``workflow/schemas/config.schema.yaml`` before any job runs.
+"""Check a workflow config before any job runs: the files, every key, and the relations between keys.
 
 The schema is JSON Schema written in YAML. Each stage's section lives in its own file,
 ``workflow/schemas/<stage>.schema.yaml``, referenced from the top-level schema with
 ``$ref: <file>``; ``load_schema`` inlines those references. Missing keys inside a section take the
-schema's ``default``; a wrong type, an out-of-range value, an unknown key or a missing section is an
-error. Two keywords of our own express relations JSON Schema cannot:
+schema's ``default``. Refused, all in one ``ConfigError`` whose message names each offending key
+(dotted path), its value and what is allowed:
 
-- ``x-at-most: <sibling key>``: the value must not exceed the sibling's value;
-- ``x-increasing: true``: a list must be strictly increasing.
+- in a config file: a missing file, a directory, malformed YAML or an unreadable file (with line
+  and column), an empty file, a top level that is not a mapping, a key given twice in one mapping
+  (with both lines: YAML would silently keep only the last);
+- of one key: a wrong type, an out-of-range value, an unknown key, a missing section (JSON
+  Schema), NaN or an infinity (every comparison with NaN is false, so JSON Schema lets NaN through
+  every range), and an integral float such as ``400.0`` where an integer is asked (JSON Schema
+  counts it as an integer; the jobs would get a float);
+- between keys: the relations of ``config_relations`` (its table ``RELATIONS``, and two keywords
+  of our own in the schema, ``x-at-most: <sibling key>`` and ``x-increasing: true``).
 
-All errors are gathered into one ``ConfigError`` whose message names each offending key
-(dotted path) and says what is allowed.
+Snakemake reads the config files itself and refuses malformed ones before this module runs, with a
+message that names neither file nor line; ``make`` therefore runs this module on ``CONFIG`` first:
+``python workflow/config_schema.py [CONFIG ...]``.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import math
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import jsonschema
 import yaml
+from config_relations import RELATIONS, check_relations, schema_relations, show
+
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
 
 
 class ConfigError(ValueError):
-    """The config does not satisfy the schema; the message names every offending key."""
+    """The config is refused; ``problems`` lists every problem, each naming its key or file."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid configuration ({len(problems)} problem(s)):\n{lines}")
 
 
 def load_schema(path: str | Path) -> dict:
@@ -104,66 +123,203 @@ def _key(path) -> str:
     return ".".join(str(p) for p in path) or "<top level>"
 
 
-def _message(err: jsonschema.ValidationError) -> str:
-    where = _key(err.absolute_path)
-    node = err.schema
-    if err.validator == "additionalProperties":
-        allowed = ", ".join(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        keys = ", ".join(_key([*err.absolute_path, k]) for k in extra)
-        return f"unknown key {keys}; allowed keys here: {allowed}"
+def _error_keys(err: jsonschema.ValidationError) -> list[str]:
+    """The dotted paths a schema error is about: the missing or unknown keys, else its own path."""
     if err.validator == "required":
-        missing = [k for k in err.validator_value if k not in err.instance]
-        keys = ", ".join(_key([*err.absolute_path, k]) for k in missing)
+        return [_key([*err.absolute_path, k]) for k in err.validator_value if k not in err.instance]
+    if err.validator == "additionalProperties":
+        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        return [_key([*err.absolute_path, k]) for k in extra]
+    return [_key(err.absolute_path)]
+
+
+def _message(err: jsonschema.ValidationError) -> str:
+    keys = ", ".join(_error_keys(err))
+    if err.validator == "additionalProperties":
+        return f"unknown key {keys}; allowed keys here: {', '.join(err.schema.get('properties', {}))}"
+    if err.validator == "required":
         return f"missing section or key {keys}"
-    desc = node.get("description", "")
-    got = repr(err.instance)
-    if len(got) > 60:
-        got = got[:57] + "..."
-    allowed = describe(node)
+    desc = err.schema.get("description", "")
     tail = f" ({desc})" if desc else ""
-    return f"key {where}: got {got}; allowed: {allowed}{tail} [{err.message}]"
+    return f"key {keys}: got {show(err.instance)}; allowed: {describe(err.schema)}{tail} [{err.message}]"
 
 
-def _relations(node, sub: dict, path: list) -> list[str]:
-    """Messages for ``x-at-most`` and ``x-increasing`` violations below ``node``."""
-    if not isinstance(node, dict):
+def _number_problems(value, node: dict, path: tuple) -> list[tuple[str, str]]:
+    """``(dotted path, message)`` for every number below ``value`` that JSON Schema lets through
+    but ``node`` refuses: NaN or an infinity, or an integral float where an integer is asked.
+    Keys the schema does not know are left to its "unknown key" message."""
+    if isinstance(value, dict) and "properties" in node:
+        props = node["properties"]
+        return [p for key, sub in value.items() if key in props
+                for p in _number_problems(sub, props[key], (*path, key))]
+    if isinstance(value, list) and "items" in node:
+        return [p for i, sub in enumerate(value) for p in _number_problems(sub, node["items"], (*path, i))]
+    if not isinstance(value, float):
         return []
+    where = _key(path)
+    if not math.isfinite(value):
+        return [(where, f"key {where}: got {value!r}; allowed: {describe(node)} "
+                        "(NaN and infinities are refused)")]
+    if node.get("type") == "integer" and value.is_integer():
+        return [(where, f"key {where}: got {value!r}; allowed: {describe(node)} "
+                        f"(write {int(value)}, not {value!r})")]
+    return []
+
+
+def _shown(path: str | Path) -> str:
+    """``path`` relative to the working directory when it lies below it (messages stay short)."""
+    path = Path(path)
+    try:
+        return str(path.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _duplicate_keys(node: yaml.Node, name: str, path: tuple, seen: set[int]) -> list[str]:
+    """Messages for every key given twice in one mapping below the YAML ``node``."""
+    if id(node) in seen:  # an alias: its node was walked already (and may contain itself)
+        return []
+    seen.add(id(node))
     problems = []
-    for key, prop in sub.get("properties", {}).items():
-        if key not in node:
-            continue
-        value, where = node[key], _key([*path, key])
-        other = prop.get("x-at-most")
-        if other is not None and isinstance(node.get(other), (int, float)) and value > node[other]:
-            problems.append(f"key {where}: got {value!r}; allowed: at most "
-                            f"{_key([*path, other])} = {node[other]!r}")
-        if prop.get("x-increasing") and isinstance(value, list):
-            if any(not b > a for a, b in zip(value, value[1:], strict=False)):
-                problems.append(f"key {where}: got {value!r}; allowed: a strictly increasing list")
-        if prop.get("type") == "object":
-            problems += _relations(value, prop, [*path, key])
+    if isinstance(node, yaml.MappingNode):
+        # Keys are scalars: the safe loader refused a list or mapping as key (unhashable) already.
+        first = {}  # (tag, text) of each key -> its line; `1` and `"1"` are different keys
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if (key.tag, key.value) in first:
+                problems.append(f"config file {name}, line {line}: duplicate key {_key([*path, key.value])} "
+                                f"(first at line {first[key.tag, key.value]}); YAML would silently keep "
+                                "only the last")
+            first.setdefault((key.tag, key.value), line)
+            problems += _duplicate_keys(value, name, (*path, key.value), seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            problems += _duplicate_keys(item, name, (*path, i), seen)
     return problems
 
 
+def _yaml_error(err: yaml.YAMLError, name: str, text: str) -> str:
+    """``err`` as ``config file <name>, line L, column C: malformed YAML: ...``."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark, context = err.problem_mark, err.context_mark
+        line, column = mark.line + 1, mark.column + 1
+        what = err.problem
+        if err.context:
+            where = f" at line {context.line + 1}, column {context.column + 1}" if context else ""
+            what += f" ({err.context}{where})"
+    else:  # yaml.reader.ReaderError: a character YAML does not allow, at a position in the text
+        pos = err.position
+        line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+        what = f"character #x{err.character:04x}: {err.reason}"
+    return f"config file {name}, line {line}, column {column}: malformed YAML: {what}"
+
+
+def read_config_file(path: str | Path) -> tuple[dict | None, list[str]]:
+    """The content of the config file at ``path`` and the problems found reading it (each naming
+    the file, and the line where there is one). The content is ``None`` when the file cannot be
+    read: missing, a directory, not UTF-8, malformed YAML, empty, or not a mapping at the top."""
+    name = _shown(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, [f"config file {name} does not exist"]
+    except IsADirectoryError:
+        return None, [f"config file {name} is a directory, not a file"]
+    except UnicodeDecodeError as err:
+        return None, [f"config file {name} is not UTF-8 text (byte {err.start})"]
+    except OSError as err:
+        return None, [f"config file {name} cannot be read: {err.strerror}"]
+    try:
+        loader = yaml.SafeLoader(text)  # refuses characters YAML does not allow
+        node = loader.get_single_node()
+        if node is None:
+            return None, [f"config file {name} is empty"]
+        # before construction, which merges the keys of `<<: *anchor` into the node
+        duplicates = _duplicate_keys(node, name, (), set())
+        data = loader.construct_document(node)
+    except yaml.YAMLError as err:
+        return None, [_yaml_error(err, name, text)]
+    if not isinstance(data, dict):
+        return None, [f"config file {name}: the top level must be a mapping of sections "
+                      f"(seed, hardmax_vs_softmax, ...), got {show(data)}"]
+    return data, duplicates
+
+
 @functools.cache
-def _validator(schema_path: Path, stamp: tuple) -> tuple[dict, jsonschema.Draft202012Validator]:
+def _checker(schema_path: Path, stamp: tuple):
     schema = load_schema(schema_path)
-    return schema, jsonschema.Draft202012Validator(schema)
+    relations = [*schema_relations(schema), *RELATIONS]
+    return schema, jsonschema.Draft202012Validator(schema), relations
 
 
-def check_config(config: dict, schema_path: str | Path) -> dict:
-    """Return ``config`` with defaults applied, or raise ``ConfigError`` naming every bad key."""
+def _check(config, schema_path: str | Path, problems: list[str]) -> dict:
+    """``config`` with defaults applied, or ``ConfigError`` with ``problems`` (those found in the
+    files) and every problem of a key or between keys."""
     schema_path = Path(schema_path).resolve()
     stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(schema_path.parent.glob("*.yaml")))
-    schema, validator = _validator(schema_path, stamp)
+    schema, validator, relations = _checker(schema_path, stamp)
     full = apply_defaults(config, schema)
-    errors = sorted(
-        validator.iter_errors(full),
-        key=lambda e: (list(map(str, e.absolute_path)), e.validator),
-    )
-    problems = [_message(e) for e in errors] or _relations(full, schema, [])
+    numbers = _number_problems(full, schema, ())
+    said = {path for path, _ in numbers}
+    bad, keyed = set(said), set(numbers)  # a set: "required" fails once per missing key
+    for err in validator.iter_errors(full):
+        keys = _error_keys(err)
+        if said.isdisjoint(keys):  # else a non-finite number or an integral float, said already
+            keyed.add((keys[0], _message(err)))
+            bad.update(keys)
+    problems = [*problems, *(message for _, message in sorted(keyed))]
+    if isinstance(full, dict):
+        problems += check_relations(full, relations, bad)
     if problems:
-        lines = "\n".join(f"  - {p}" for p in problems)
-        raise ConfigError(f"invalid configuration ({len(problems)} problem(s)):\n{lines}")
+        raise ConfigError(problems)
     return full
+
+
+def check_config(config, schema_path: str | Path = SCHEMA,
+                 config_files: Iterable[str | Path] = ()) -> dict:
+    """Return ``config`` with defaults applied, or raise ``ConfigError`` naming every problem.
+
+    ``config_files`` are the files ``config`` was read from (Snakemake's ``workflow.configfiles``):
+    they are read again to find what the loaded ``config`` can no longer show, keys given twice."""
+    return _check(config, schema_path, [p for f in config_files for p in read_config_file(f)[1]])
+
+
+def _merge(base: dict, new: dict) -> None:
+    """Update ``base`` with ``new``, recursing into mappings (as Snakemake merges config files)."""
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def check_config_files(paths: Iterable[str | Path], schema_path: str | Path = SCHEMA) -> dict:
+    """Read and merge the config files ``paths`` (later ones override earlier ones, as with
+    Snakemake's ``--configfile``) and check the result; raise ``ConfigError`` naming every problem.
+    When a file cannot be read at all, only the file problems are reported."""
+    config, problems, readable = {}, [], True
+    for path in paths:
+        data, found = read_config_file(path)
+        problems += found
+        if data is None:
+            readable = False
+        else:
+            _merge(config, data)
+    if not readable:
+        raise ConfigError(problems)
+    return _check(config, schema_path, problems)
+
+
+def main(argv: list[str]) -> int:
+    """``python workflow/config_schema.py [CONFIG ...]``: check the config files (default
+    ``config/config.yaml``); print every problem and return 1 when there is any."""
+    try:
+        check_config_files(argv or ["config/config.yaml"])
+    except ConfigError as err:
+        print(f"{err}\nNothing was run; fix the config and start again.", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

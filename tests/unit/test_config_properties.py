@@ -1,7 +1,9 @@
-"""Property-based: every broken config (wrong type, out of range, unknown key, missing section) is
-refused with a message naming the key, whatever key is broken."""
+"""Property-based: every broken config (wrong type, out of range, NaN or an infinity, a float for an
+integer, unknown key, missing section) is refused with a message naming the key, whatever key is
+broken."""
 
 import copy
+import math
 from functools import cache
 
 import pytest
@@ -55,13 +57,23 @@ def out_of_range(node):
     return [bad] if node.get("type") == "array" else bad
 
 
+def numeric(node):
+    """Whether the key holds a number or a list of numbers."""
+    return (node.get("items", node)).get("type") in ("integer", "number")
+
+
+def integer(node):
+    """Whether the key holds an integer or a list of integers."""
+    return (node.get("items", node)).get("type") == "integer"
+
+
 @pytest.fixture(scope="module")
 def context(root):
     return setup(root)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.data(), kind=st.sampled_from(["type", "range", "unknown", "missing"]))
+@given(data=st.data(), kind=st.sampled_from(["type", "range", "nonfinite", "float", "unknown", "missing"]))
 def test_any_broken_config_is_refused_naming_the_key(context, data, kind):
     schema_path, good, keys, sections = context
     cfg = copy.deepcopy(good)
@@ -77,13 +89,27 @@ def test_any_broken_config_is_refused_naming_the_key(context, data, kind):
             return
         parent[extra] = 1
         named = f"{section}.{extra}" if section else extra
-    else:
+    elif kind in ("type", "range"):
         named, node = data.draw(st.sampled_from(keys))
         parent, last = get_parent(cfg, named)
         value = WRONG_TYPE[node["type"]] if kind == "type" else out_of_range(node)
         if value is None:
             return
         parent[last] = value
+    else:
+        named, node = data.draw(st.sampled_from([(k, n) for k, n in keys if numeric(n)]))
+        parent, last = get_parent(cfg, named)
+        if kind == "nonfinite":
+            value = data.draw(st.sampled_from([math.nan, math.inf, -math.inf]))
+        elif integer(node):
+            value = float(data.draw(st.integers(-10, 10**6)))
+        else:
+            return
+        if node["type"] == "array":
+            parent[last] = [value]
+            named += ".0"
+        else:
+            parent[last] = value
     with pytest.raises(ConfigError) as err:
         check_config(cfg, schema_path)
     assert named in str(err.value)

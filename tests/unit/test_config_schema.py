@@ -4,8 +4,17 @@ import copy
 
 import pytest
 import yaml
+from config_relations import max_tokens
 
-from config_schema import ConfigError, apply_defaults, check_config, describe, load_schema
+from config_schema import (
+    ConfigError,
+    apply_defaults,
+    check_config,
+    describe,
+    load_schema,
+    main,
+    read_config_file,
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +54,7 @@ def test_every_key_has_type_description_default_and_range(schema_path):
 def test_shipped_configs_are_valid(root, schema_path):
     for name in ("config.yaml", "ci.yaml", "paper.yaml"):
         path = root / "config" / name
-        if path.exists():
-            check_config(yaml.safe_load(path.read_text()), schema_path)
+        check_config(yaml.safe_load(path.read_text()), schema_path, [path])
 
 
 def test_defaults_fill_missing_keys_but_not_missing_sections(good, schema_path):
@@ -79,8 +87,15 @@ BROKEN = [
     ("hardmax_vs_softmax.theorem1.weight_scales", [0, -1], "hardmax_vs_softmax.theorem1.weight_scales.1",
      "a number in [0"),
     ("hardmax_vs_softmax.theorem1.weight_scales", [], "hardmax_vs_softmax.theorem1.weight_scales", "1 to"),
-    ("hardmax_vs_softmax.boltzmann.size_min", 100, "hardmax_vs_softmax.boltzmann.size_min",
-     "at most hardmax_vs_softmax.boltzmann.size_max"),
+    ("hardmax_vs_softmax.boltzmann.size_min", 100, "hardmax_vs_softmax.boltzmann.size_max = 64",
+     "size_min must be at most size_max, but 100 > 64"),
+    ("hardmax_vs_softmax.boltzmann.n_vectors", 400.0, "hardmax_vs_softmax.boltzmann.n_vectors",
+     "write 400, not 400.0"),
+    ("hardmax_vs_softmax.bigbird.beta_min", float("nan"), "hardmax_vs_softmax.bigbird.beta_min",
+     "NaN and infinities are refused"),
+    ("hardmax_vs_softmax.bigbird.n", [16.0, 64], "hardmax_vs_softmax.bigbird.n.0", "write 16, not 16.0"),
+    ("sparse_approximation.jl.n_max", 8, "sparse_approximation.jl.n_max = 8",
+     "at least one sweep n must be <= n_max"),
     ("hardmax_vs_softmax.boltzmann.spreads", [1, 10, 5], "hardmax_vs_softmax.boltzmann.spreads",
      "strictly increasing"),
     ("hardmax_vs_softmax.boltzmann.tie_fraction", "0.1", "hardmax_vs_softmax.boltzmann.tie_fraction",
@@ -120,3 +135,36 @@ def test_describe_reads_like_a_sentence():
     assert describe({"type": "integer", "minimum": 1, "maximum": 5}) == "an integer in [1, 5]"
     assert describe({"type": "number", "exclusiveMinimum": 0, "maximum": 1}) == "a number in (0, 1]"
     assert describe({"enum": ["a", "b"]}) == "one of 'a', 'b'"
+
+
+def test_the_command_line_check_prints_every_problem_and_fails(tmp_path, root, capsys):
+    """``make`` runs ``python workflow/config_schema.py $(CONFIG)`` before Snakemake."""
+    assert main([str(root / "config/ci.yaml")]) == 0
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((root / "config/ci.yaml").read_text().replace("n_draws: 200", "n_draws: .nan"))
+    assert main([str(broken), str(tmp_path / "missing.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "missing.yaml does not exist" in err and "Nothing was run" in err
+
+
+def test_duplicate_keys_name_the_dotted_key_and_both_lines(tmp_path, schema_path):
+    path = tmp_path / "twice.yaml"
+    path.write_text("seed: 1\nmemorization:\n  theory:\n    eps: 1\n    eps: 2\nseed: 2\n")
+    with pytest.raises(ConfigError) as err:
+        check_config({}, schema_path, [path])
+    message = str(err.value)
+    assert f"config file {path}, line 5: duplicate key memorization.theory.eps (first at line 4)" in message
+    assert f"config file {path}, line 6: duplicate key seed (first at line 1)" in message
+
+
+def test_a_key_overriding_a_yaml_merge_is_no_duplicate(tmp_path):
+    path = tmp_path / "anchors.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  x: 2\n")
+    assert read_config_file(path) == ({"base": {"x": 1, "y": 2}, "other": {"x": 2, "y": 2}}, [])
+
+
+def test_max_tokens_is_exact_where_the_answer_is_known():
+    assert max_tokens(1, 1e-30, 1.0, 1.0) == 2  # the two points +-1 of a zero-width shell in R^1
+    assert max_tokens(1, 1.0, 1.0, 2.0) == 4  # +-1, +-2
+    assert max_tokens(3, 5.0, 1.0, 2.0) == 1  # no two points of the ball of radius 2 are 5 apart
+    assert max_tokens(256, 0.25, 1.0, 2.0) > 10**300  # exact rationals: no overflow

@@ -16,7 +16,11 @@ LIB = Path("lib/expressivity")
 ENV = "../../environment.yml"
 
 try:
-    _checked = check_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    _checked = check_config(
+        config,
+        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        workflow.configfiles,
+    )
 except ConfigError as err:
     raise WorkflowError(f"{err}\nNothing was run; fix the config and start again.") from None
 

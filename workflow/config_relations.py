@@ -1,0 +1,230 @@
+"""Relations between config keys, checked before any job runs.
+
+JSON Schema checks each key on its own. A relation ties several keys together (``sweep.k`` at most
+every ``sweep.n``, ``d_model`` a multiple of ``heads``, ...) and would otherwise fail late in a job
+or, worse, give a degraded result (a k = 32 target on 8 x 8 matrices, attention layers silently
+dropped). Two sources of relations, checked the same way:
+
+- ``RELATIONS`` below, one entry per constraint, each with the reason it holds;
+- the schema keywords ``x-at-most: <sibling>`` and ``x-increasing: true`` (``schema_relations``).
+
+A relation names the keys it reads (dotted paths). ``check_relations`` skips a relation whose keys
+already have a problem of their own (the schema's message says what is wrong there), so every
+relation sees finite numbers of the right type.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+def show(value) -> str:
+    """``repr(value)``, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A constraint between config keys: ``check(*values)`` returns ``None`` when it holds, else a
+    sentence saying what is wrong (the keys and their values are prepended by ``problem``)."""
+
+    keys: tuple[str, ...]
+    check: Callable[..., str | None]
+
+    def problem(self, config: dict) -> str | None:
+        """The message for ``config``, or ``None`` when the relation holds."""
+        values = [lookup(config, key) for key in self.keys]
+        detail = self.check(*values)
+        if detail is None:
+            return None
+        named = ", ".join(f"{key} = {show(value)}" for key, value in zip(self.keys, values, strict=True))
+        return f"{'key' if len(self.keys) == 1 else 'keys'} {named}: {detail}"
+
+
+def lookup(config: dict, dotted: str):
+    """The value at a dotted path: ``lookup(cfg, "memorization.theory.n")``."""
+    for part in dotted.split("."):
+        config = config[part]
+    return config
+
+
+def _values(value) -> list:
+    """A list as is, a number as a one-item list."""
+    return value if isinstance(value, list) else [value]
+
+
+def at_most(small: str, large: str, why: str) -> Relation:
+    """Every value of ``small`` (a number or a list) is at most every value of ``large``."""
+
+    def check(a, b):
+        hi, lo = max(_values(a)), min(_values(b))
+        return None if hi <= lo else f"{why}, but {hi} > {lo}"
+
+    return Relation((small, large), check)
+
+
+def multiple_of(section: str) -> Relation:
+    """``<section>.d_model`` is a multiple of ``<section>.heads`` (each head gets d_model / heads)."""
+
+    def check(d_model, heads):
+        if d_model % heads == 0:
+            return None
+        return (f"d_model must be a multiple of heads (each head has width d_model / heads = "
+                f"{d_model / heads:g})")
+
+    return Relation((f"{section}.d_model", f"{section}.heads"), check)
+
+
+def token_sets(n_sequences: str, section: str) -> Relation:
+    """Every value of ``n_sequences`` is at most C(vocab_size, n), the number of distinct token
+    sets of ``<section>`` (the dataset draws distinct sets of n tokens)."""
+
+    def check(N, vocab_size, n):  # noqa: N803
+        total = math.comb(vocab_size, n)
+        if max(_values(N)) <= total:
+            return None
+        return (f"N = {max(_values(N))} sequences need as many distinct sets of n tokens, but a "
+                f"vocabulary of {vocab_size} has only C({vocab_size}, {n}) = {total}")
+
+    return Relation((n_sequences, f"{section}.vocab_size", f"{section}.n"), check)
+
+
+def max_tokens(d: int, eps: float, r_min: float, r_max: float) -> Fraction:
+    """An upper bound on how many points with norms in ``[r_min, r_max]`` in ``R^d`` can be
+    pairwise at least ``eps`` apart.
+
+    Balls of radius ``h = eps/2`` around them are disjoint and lie in the shell
+    ``max(r_min - h, 0) <= |x| <= r_max + h``, so their number is at most the shell's volume over a
+    ball's: ``((r_max + h)^d - max(r_min - h, 0)^d) / h^d`` (exact rational arithmetic: d may be
+    256); one point only when ``eps > 2 r_max``. The bound is necessary, not sufficient: a
+    vocabulary within it may still be hard to draw at random, and the draw then names eps."""
+    if eps > 2 * r_max:  # no two points of the ball of radius r_max are further apart
+        return Fraction(1)
+    h = Fraction(eps) / 2
+    return ((Fraction(r_max) + h) ** d - max(Fraction(r_min) - h, Fraction(0)) ** d) / h**d
+
+
+def tokens_fit(section: str) -> Relation:
+    """The vocabularies of ``memorization.<section>`` (|V| tokens, pairwise ``eps`` apart, norms in
+    ``[r_min, r_max]``) fit in every token dimension d (the tightest case: largest |V|, smallest d)."""
+
+    def check(V, d, eps, r_min, r_max):  # noqa: N803
+        most, dim = max(_values(V)), min(_values(d))
+        bound = max_tokens(dim, eps, r_min, r_max)
+        if most <= bound:
+            return None
+        return (f"|V| = {most} tokens cannot be pairwise eps = {eps} apart with norms in "
+                f"[{r_min}, {r_max}] in dimension d = {dim}: at most {math.floor(bound)} fit "
+                "(volume bound); lower eps or |V|, or raise d or r_max")
+
+    keys = (f"memorization.{section}.{k}" for k in ("V", "d", "eps"))
+    return Relation((*keys, "memorization.r_min", "memorization.r_max"), check)
+
+
+def _approximation_tables(inv_delta, n, d, budget):
+    """The value tables of the approximation routes at the largest 1/delta fit in the budget."""
+    m = max(inv_delta)
+    sizes = {"distinct-token classes": math.comb(m**d, n),
+             "multisets (Kajitsuka & Sato memorization)": math.comb(m**d + n - 1, n),
+             "positional grid": m ** (n * d)}
+    over = [f"{what}: {size}" for what, size in sizes.items() if size > budget]
+    if not over:
+        return None
+    return (f"at 1/delta = {m} the value tables exceed grid_budget = {budget} ({'; '.join(over)} "
+            "entries); lower inv_delta, n or d, or raise the budget")
+
+
+def _odd(kernel):
+    return None if kernel % 2 else "the depth-wise convolution kernel must be odd (centred on its token)"
+
+
+def _below_depth(layers, depth):
+    if max(layers) < depth:
+        return None
+    return (f"every value must be below depth ({depth} attention layers is the all-attention model, "
+            "always run; larger values would be silently dropped)")
+
+
+def _jl_has_n(sweep_n, n_max):
+    if min(sweep_n) <= n_max:
+        return None
+    return "the JL check runs on the sweep's n up to n_max: at least one sweep n must be <= n_max"
+
+
+SA, MEM, TM = "sparse_approximation", "memorization", "trained_models"
+UA = "universal_approximation"
+
+#: Every relation between config keys beyond ``x-at-most`` and ``x-increasing`` in the schema.
+RELATIONS: list[Relation] = [
+    at_most(f"{SA}.sweep.k", f"{SA}.sweep.n",
+            "every k must be at most every n (a target has k nonzeros in each row of an n x n matrix)"),
+    at_most(f"{SA}.sweep.k", f"{SA}.error.n",
+            "the logit-error check draws targets with every sweep k at error.n, so k <= error.n"),
+    at_most(f"{SA}.sweep.k", f"{SA}.module.n",
+            "the fixed module is checked on targets with every sweep k at module.n, so k <= module.n"),
+    at_most(f"{SA}.module.example_k", f"{SA}.module.n", "the heatmap example needs example_k <= n"),
+    at_most(f"{SA}.vary.k", f"{SA}.vary.n", "an n x n target has at most n nonzeros per row"),
+    Relation((f"{SA}.sweep.n", f"{SA}.jl.n_max"), _jl_has_n),
+    at_most(f"{MEM}.theory.n", f"{MEM}.theory.V",
+            "every sequence length n must be at most every |V| (n distinct tokens per sequence)"),
+    at_most(f"{MEM}.search.n", f"{MEM}.search.V",
+            "every sequence length n must be at most every |V| (n distinct tokens per sequence)"),
+    at_most(f"{MEM}.curve.n", f"{MEM}.curve.V", "n distinct tokens per sequence need n <= V"),
+    tokens_fit("theory"),
+    tokens_fit("search"),
+    tokens_fit("curve"),
+    Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
+                                         "approximation.d", "grid_budget")),
+             _approximation_tables),
+    token_sets(f"{TM}.memorization.N", f"{TM}.memorization"),
+    token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),
+    at_most(f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d",
+            "a head's rank cannot exceed the token dimension d"),
+    multiple_of(f"{TM}.copy"),
+    multiple_of(f"{TM}.mixers"),
+    Relation((f"{TM}.mixers.kernel",), _odd),
+    Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
+]
+
+
+def schema_relations(schema: dict, path: tuple[str, ...] = ()) -> list[Relation]:
+    """The relations declared in the schema with ``x-at-most`` and ``x-increasing``."""
+    found = []
+    for key, prop in schema.get("properties", {}).items():
+        where = ".".join((*path, key))
+        other = prop.get("x-at-most")
+        if other is not None:
+            found.append(at_most(where, ".".join((*path, other)), f"{key} must be at most {other}"))
+        if prop.get("x-increasing"):
+            found.append(Relation((where,), _increasing))
+        if prop.get("type") == "object":
+            found += schema_relations(prop, (*path, key))
+    return found
+
+
+def _increasing(values):
+    if all(b > a for a, b in zip(values, values[1:], strict=False)):
+        return None
+    return "allowed: a strictly increasing list"
+
+
+def _overlaps(key: str, bad: str) -> bool:
+    """Whether the dotted paths ``key`` and ``bad`` are the same, or one lies inside the other."""
+    return key == bad or key.startswith(bad + ".") or bad.startswith(key + ".")
+
+
+def check_relations(config: dict, relations: Iterable[Relation], bad: set[str]) -> list[str]:
+    """Messages of every relation that fails on ``config``, skipping those that read a key in
+    ``bad`` (dotted paths that already have a problem of their own)."""
+    problems = []
+    for relation in relations:
+        if any(_overlaps(key, b) for key in relation.keys for b in bad):
+            continue
+        message = relation.problem(config)
+        if message is not None:
+            problems.append(message)
+    return problems
