@@ -30,7 +30,7 @@ include: "workflow/rules/outputs.smk"
 workflow.localrules(*[rule.name for rule in workflow.rules if not rule.benchmark])
 
 
-report: "workflow/report/workflow.rst"
+report: front_page("workflow/report/workflow.rst")
 
 
 rule all:

@@ -2,6 +2,7 @@
 # every stage fills in (TABLES, FIGURES), from which workflow/rules/outputs.smk generates the
 # gather, plot, stage and claims rules.
 import ast
+import os
 import sys
 from pathlib import Path
 
@@ -75,6 +76,24 @@ def table_output(stage, name):
     text = caption(stage, name, "table")
     path = table(stage, name)
     return report(path, caption=text, category=stage) if text else path
+
+
+def front_page(template):
+    """The report's front page: ``template`` with the run's claims summary and config file(s)
+    filled in (written under .snakemake/, where Snakemake keeps its own state)."""
+    from expressivity.claims import summary_line
+    from expressivity.io import TableError, read_table
+
+    try:
+        summary = summary_line(read_table("results/claims.csv")) + "."
+    except TableError:
+        summary = "No claims table yet (results/claims.csv is built by a full run)."
+    files = ", ".join(f"``{os.path.relpath(f)}``" for f in workflow.configfiles)
+    text = Path(template).read_text().replace("{{ summary }}", summary)
+    page = Path(".snakemake/report/workflow.rst")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(text.replace("{{ configfiles }}", f"Run with {files}"))
+    return str(page.resolve())
 
 
 # ---- library dependencies --------------------------------------------------------------------
