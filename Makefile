@@ -10,24 +10,39 @@ ARGS ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all reproduce report test test-cluster artifacts bench lint readme clean
+.PHONY: all reproduce report test test-cluster artifacts bench lint readme clean lock config-docs
 all: reproduce
 
-$(STAMP): pyproject.toml
+# Every package comes from requirements.lock (versions and sha256 hashes; `make lock` regenerates
+# it), then the project itself with no dependencies, built by the locked setuptools.
+$(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
+# Regenerate requirements.lock from pyproject.toml's pins (pip-tools; ARGS=--upgrade moves every
+# unpinned dependency to its newest release). torch is written as its public version: pip takes
+# the CPU build 2.13.0+cpu from this machine's disk (elsewhere from PyTorch's CPU index, see
+# README.md), and the lock holds that file's hash.
+lock: $(STAMP)
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe \
+		--strip-extras --extra test --no-emit-index-url --no-emit-find-links \
+		--output-file requirements.lock $(ARGS) pyproject.toml
+	sed -i -E 's/^(torch==[0-9.]+)\+cpu /\1 /' requirements.lock
+
 # The HTML report follows a full run; after a partial run (ARGS given) build it with `make report`.
+# The config files are checked first (Snakemake's own message on a missing or malformed file names
+# neither file nor line): every problem, with key, file and line, before any job runs.
 reproduce: $(STAMP)
-	$(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
+	@$(BIN)/python workflow/config_schema.py $(CONFIG)
+	@workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
 	@if [ -z "$(ARGS)" ]; then $(MAKE) --no-print-directory report; fi
 
 # The report is rebuilt only when a figure or table is newer than it.
 report: $(STAMP)
 	@if [ ! -f results/report.html ] || [ -n "$$(find figures results -newer results/report.html -type f 2>/dev/null | head -n 1)" ]; then \
-		$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html; \
+		workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html; \
 	else echo "results/report.html is up to date"; fi
 
 test: $(STAMP)
@@ -52,6 +67,12 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/snakemake --lint --configfile config/ci.yaml
+	$(BIN)/snakefmt --check Snakefile workflow
+	$(BIN)/zizmor --offline .github/workflows
+
+# Regenerate config/README.md (every config key) from the schema's descriptions.
+config-docs: $(STAMP)
+	$(BIN)/python workflow/config_docs.py --write
 
 # Regenerate the README's table of claims from the registry.
 readme: $(STAMP)

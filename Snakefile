@@ -35,10 +35,10 @@ report: front_page("workflow/report/workflow.rst")
 
 rule all:
     """Every figure, table and claim of every stage."""
+    default_target: True
     input:
         [path for stage in STAGES for path in stage_outputs(stage)],
         "results/claims.csv",
-    default_target: True
 
 
 onsuccess:

@@ -3,15 +3,25 @@
 Usage: ``.venv/bin/python benchmarks/universal_approximation.py``. Reports (never asserts) inputs
 per second for the exact integer reference of Lemma 6, the hardmax attention matrices, softmax
 attention, the property checks, and the sparse contextual mapping, on one grid each, plus the
-ratio of each to the integer reference measured in the same run.
+ratio of each to the integer reference measured in the same run; then the seconds each job of the
+stage takes on the cases of config/ci.yaml (``tests/cases.py``), through the functions the
+workflow scripts call.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
+from pathlib import Path
 
-from expressivity.contextual_shift import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import cases  # noqa: E402
+
+from expressivity.experiments import universal_approximation as experiments  # noqa: E402
+from expressivity.quantization import grid_digits  # noqa: E402
+from expressivity.selective_shift import (  # noqa: E402
     compare_with_reference,
     contextual_properties,
     dense_network,
@@ -19,8 +29,7 @@ from expressivity.contextual_shift import (
     run_attention,
     run_integer,
 )
-from expressivity.quantization import grid_digits
-from expressivity.sparse_patterns import pattern_masks
+from expressivity.sparse_patterns import pattern_masks  # noqa: E402
 
 
 def rate(fn, inputs: int, repeat: int = 3) -> float:
@@ -57,6 +66,19 @@ def main() -> None:
     print(f"{'check':<40}{'inputs/s':>14}{'vs integer ref':>16}")
     for name, r in results.items():
         print(f"{name:<40}{r:>14.0f}{r / ref:>16.3f}")
+    jobs = {f"lemma6 m={m} d={d} n={n}": lambda m=m, d=d, n=n: experiments.lemma6_check(
+        m=m, d=d, n=n, **cases.UA_LEMMA6) for m, d, n in cases.UA_LEMMA6_GRIDS}
+    jobs.update({f"approximation {t}": lambda t=t: experiments.approximation_table(
+        target=t, **cases.UA_APPROXIMATION) for t in cases.UA_TARGETS})
+    jobs.update({
+        "patterns": lambda: experiments.assumption_table(**cases.UA_PATTERNS),
+        "sparse_mapping": lambda: experiments.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
+        "polynomial_staircase": lambda: experiments.staircase_table(**cases.UA_STAIRCASE),
+        "polynomial_regression": lambda: experiments.regression_table(**cases.UA_REGRESSION),
+    })
+    print(f"\n{'ci.yaml job':<40}{'seconds':>14}")
+    for name, job in jobs.items():
+        print(f"{name:<40}{1 / rate(job, 1, 1):>14.2f}")
 
 
 if __name__ == "__main__":

@@ -21,11 +21,118 @@ def section(stage: str) -> dict:
 
 
 # ---- hardmax_vs_softmax ----
+# Keywords of the experiments functions (expressivity.experiments.hardmax_vs_softmax), as the
+# workflow's jobs pass them.
+_HVS = section("hardmax_vs_softmax")
+#: Every Boltzmann-operator vector of the run (the chunks together).
+HVS_BOLTZMANN = {"seed": SEED, "first": 0, "last": _HVS["boltzmann"]["n_vectors"],
+                 **{k: _HVS["boltzmann"][k] for k in ("size_min", "size_max", "scale_max",
+                                                       "tie_fraction", "spreads", "mp_dps")}}
+HVS_CURVES = {"seed": SEED, "example_betas": _HVS["boltzmann"]["example_betas"]}
+HVS_THEOREM1 = {"seed": SEED, **_HVS["theorem1"]}
+#: BigBird: one job per ``n`` in ``HVS_BIGBIRD_N``.
+HVS_BIGBIRD = {"seed": SEED,
+               **{k: _HVS["bigbird"][k] for k in ("trials", "beta_min", "beta_max", "n_betas")}}
+HVS_BIGBIRD_N = _HVS["bigbird"]["n"]
 
 # ---- memorization ----
+# Keywords of the experiments functions (expressivity.experiments.memorization), as the workflow's
+# jobs pass them; the (d, |V|) sweeps are one job per point.
+_MEM = section("memorization")
+_MEM_SHARED = {"seed": SEED, **{k: _MEM[k] for k in ("n_classes", "r_min", "r_max")}}
+#: Regime (i) at every (d, |V|) of ``MEM_THEORY_POINTS``; ``n`` adds 3 to the run's lengths, so that
+#: two datasets are computed in arbitrary precision within ``max_digits`` and two are not.
+MEM_THEORY = {**_MEM_SHARED, "margin": _MEM["margin"], "n": [2, 3],
+              **{k: _MEM["theory"][k] for k in ("N_max", "eps", "max_digits")}}
+MEM_THEORY_POINTS = [(d, V) for d in _MEM["theory"]["d"] for V in _MEM["theory"]["V"]]
+MEM_SEARCH = {**_MEM_SHARED, "margin": _MEM["margin"],
+              **{k: _MEM["search"][k] for k in ("n", "N", "eps", "lam_mem", "n_grid")}}
+MEM_SEARCH_POINTS = [(d, V) for d in _MEM["search"]["d"] for V in _MEM["search"]["V"]]
+MEM_CURVE = {**_MEM_SHARED, **_MEM["curve"]}
+MEM_HARDMAX = {"seed": SEED, "margin": _MEM["margin"], **_MEM["hardmax"]}
 
 # ---- sparse_approximation ----
+SA = section("sparse_approximation")
+
+
+def _sa(name: str, *keys: str) -> dict:
+    """The settings ``keys`` of ``sparse_approximation.<name>``, as its job's params pass them."""
+    return {key: SA[name][key] for key in keys}
+
+
+#: The section's top-level settings: the target family, R and the tolerances.
+SA_SETTINGS = {key: SA[key] for key in ("target", "R", "eps_ratio", "eps_zero", "delta")}
+#: Keywords of ``experiments.sparse_approximation.sweep_table`` but ``n, k``; its (n, k) points.
+SA_SWEEP = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "trials": SA["sweep"]["trials"]}
+SA_SWEEP_POINTS = [(n, k) for n in SA["sweep"]["n"] for k in SA["sweep"]["k"]]
+#: Keywords of ``vary_table`` but ``varied, value``.
+SA_VARY = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], **_sa("vary", "n", "k", "trials")}
+#: Keywords of ``jl_table`` (the sweep's n up to ``jl.n_max``).
+SA_JL = {**SA_SETTINGS, "seed": SEED, "n": [n for n in SA["sweep"]["n"] if n <= SA["jl"]["n_max"]],
+         "k": SA["sweep"]["k"], "trials": SA["sweep"]["trials"], **_sa("jl", "max_rounds")}
+#: Keywords of ``error_table`` but ``k``.
+SA_ERROR = {**SA_SETTINGS, "seed": SEED, **_sa("search", "d_start", "min_step", "block"),
+            **_sa("error", "n", "trials")}
+#: Keywords of ``module_table``.
+SA_MODULE = {"R": SA["R"], "eps_ratio": SA["eps_ratio"], "eps_zero": SA["eps_zero"], "seed": SEED,
+             "k": SA["sweep"]["k"], **_sa("module", "n", "d", "trials", "max_rounds")}
+#: Keywords of ``example_table``.
+SA_EXAMPLE = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "n": SA["module"]["n"],
+              "k": SA["module"]["example_k"]}
 
 # ---- universal_approximation ----
+UA = section("universal_approximation")
+
+
+def _ua(name: str, *keys: str) -> dict:
+    """The settings ``keys`` of ``universal_approximation.<name>``, as its job's params pass them."""
+    return {key: UA[name][key] for key in keys}
+
+
+#: Keywords of ``experiments.universal_approximation.lemma6_check`` but the grid ``m, d, n``.
+UA_LEMMA6 = {**_ua("lemma6", "beta_min", "beta_max", "softmax_tol", "softmax_subset"),
+             "grid_budget": UA["grid_budget"]}
+#: The Lemma 6 grids ``(1/delta, d, n)`` of ci.yaml within the budget.
+UA_LEMMA6_GRIDS = [(m, d, n) for m in UA["lemma6"]["inv_delta"] for d in UA["lemma6"]["d"]
+                   for n in UA["lemma6"]["n"] if m ** (n * d) <= UA["grid_budget"]]
+#: Keywords of ``approximation_table`` but ``target``; every target of ci.yaml.
+UA_APPROXIMATION = {**_ua("approximation", "inv_delta", "samples", "n", "d", "lam", "mp_dps"),
+                    "grid_budget": UA["grid_budget"], "seed": SEED}
+UA_TARGETS = UA["approximation"]["targets"] + [UA["approximation"]["positional_target"]]
+#: Keywords of ``assumption_table``, ``sparse_mapping_table``, ``staircase_table`` and
+#: ``regression_table``.
+UA_PATTERNS = {**_ua("patterns", "n", "names"), "seed": SEED}
+UA_SPARSE_MAPPING = {**_ua("sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"),
+                     "seed": SEED}
+UA_STAIRCASE = {**_ua("polynomial", "d", "max_blocks", "max_degree", "n_test"), "seed": SEED}
+UA_REGRESSION = {**_ua("regression", "d", "degree", "n_train", "sigma", "repeats", "n_test"),
+                 "seed": SEED}
 
 # ---- trained_models ----
+TM = section("trained_models")
+#: What every trained-models job gets besides its settings: the root seed, torch threads, device.
+TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"]}
+
+
+def _tm(name: str, *keys: str) -> dict:
+    """The settings ``keys`` of ``trained_models.<name>``, as its job's params pass them."""
+    return {key: TM[name][key] for key in keys}
+
+
+_TM_ENCODER = ("n", "vocab", "d_model", "heads", "steps", "batch", "lr", "eval_size",
+               "record_every")
+#: Keywords of ``experiments.trained_models.memorization_rows`` and ``heads_rows`` but the
+#: wildcards (``variant``; ``heads``, ``size``): the whole memorization section.
+TM_MEMORIZATION = {**TM_RUN, **TM["memorization"]}
+#: The (heads, head size) of ci.yaml's heads/rank ablation.
+TM_HEADS = [(h, s) for h in TM["heads_rank"]["heads"] for s in TM["heads_rank"]["head_sizes"]]
+#: Keywords of ``width_rows`` but ``N``; the N of ci.yaml.
+TM_WIDTH = {**TM_RUN, **_tm("memorization", "vocab_size", "d", "n", "n_classes", "lr"),
+            **_tm("width_search", "widths", "epochs")}
+TM_WIDTH_N = TM["width_search"]["N"]
+#: Keywords of ``copy_rows`` but ``pattern`` and ``depth``.
+TM_COPY = {**TM_RUN, **_tm("copy", *_TM_ENCODER)}
+#: Keywords of ``mixers_rows`` but ``alternative`` and ``k``.
+TM_MIXERS = {**TM_RUN, **_tm("mixers", *_TM_ENCODER, "depth", "kernel")}
+#: ci.yaml's memorization dataset (``token_separated_dataset`` keywords), for single training runs.
+TM_DATASET = _tm("memorization", "vocab_size", "d", "n", "N", "n_classes")

@@ -2,8 +2,10 @@
 
 The archive ``dist/expressivity-<commit>.tar.gz`` holds ``figures/``, every CSV under ``results/``
 (benchmark records excluded), ``results/claims.csv``, ``results/report.html`` and ``MANIFEST.json``:
-the sha256 and size of every file, the config the run used, the installed versions of the pinned
-packages, the git commit (and whether the tree had uncommitted changes) and the claims summary.
+the sha256 and size of every file, the config the run used, the name and version of every package
+installed in the environment that built it, the sha256 of ``requirements.lock`` and the packages
+whose installed version differs from it, the git commit (and whether the tree had uncommitted
+changes) and the claims summary.
 The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
 ``verify`` checks an archive against its manifest.
 """
@@ -16,10 +18,10 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 import tarfile
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -45,29 +47,60 @@ def git(root: Path, *args: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
-def package_versions(root: Path) -> dict[str, str]:
-    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    names = [p.split("==")[0] for p in project["dependencies"]]
-    names += [p.split("==")[0] for group in project["optional-dependencies"].values() for p in group]
-    versions = {}
-    for name in sorted(names):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+def _normalise(name: str) -> str:
+    """A project name as PEP 503 compares them: case and runs of -_. do not matter."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def package_versions() -> dict[str, str]:
+    """Every distribution installed in the running environment: {normalised name: version}.
+
+    When one name is installed twice on ``sys.path`` the first, the one ``import`` finds, counts."""
+    versions: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            versions.setdefault(_normalise(name), dist.version)
+    return dict(sorted(versions.items()))
+
+
+def locked_versions(lock: Path) -> dict[str, str]:
+    """The ``name==version`` pins of a requirements file (``requirements.lock``)."""
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", lock.read_text(), re.M)
+    return {_normalise(name): version for name, version in pins}
+
+
+def _satisfies(installed: str | None, locked: str) -> bool:
+    """``installed`` meets the pin ``==locked`` (PEP 440: a pin without a local label such as
+    ``+cpu`` ignores the installed version's label: torch 2.13.0+cpu meets torch==2.13.0)."""
+    if installed is None:
+        return False
+    return installed == locked or ("+" not in locked and installed.split("+", 1)[0] == locked)
+
+
+def lock_record(root: Path, installed: dict[str, str]) -> dict:
+    """The lock file's sha256, and every locked package whose installed version differs from it."""
+    lock = root / "requirements.lock"
+    if not lock.is_file():
+        return {"file": lock.name, "sha256": None, "differs": {}}
+    differs = {name: {"locked": version, "installed": installed.get(name, "not installed")}
+               for name, version in locked_versions(lock).items()
+               if not _satisfies(installed.get(name), version)}
+    return {"file": lock.name, "sha256": sha256(lock), "differs": differs}
 
 
 def manifest(root: Path, files: list[Path], config: Path) -> dict:
     with (root / "results/claims.csv").open(newline="") as handle:
         statuses = [row["status"] for row in csv.DictReader(handle)]
+    packages = package_versions()
     return {
         "commit": git(root, "rev-parse", "HEAD"),
         "uncommitted_changes": bool(git(root, "status", "--porcelain", "--untracked-files=no")),
         "config_file": str(config),
         "config": (root / config).read_text(),
         "python": sys.version.split()[0],
-        "packages": package_versions(root),
+        "packages": packages,
+        "lock": lock_record(root, packages),
         "claims": {"total": len(statuses), "passed": statuses.count("pass")},
         "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
                   for f in files},

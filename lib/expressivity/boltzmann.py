@@ -31,7 +31,6 @@ import mpmath
 import numpy as np
 
 from expressivity.attention import Head, attention_weights, boltz, boltz_mp
-from expressivity.rng import generator
 
 EPS = np.finfo(float).eps
 
@@ -76,19 +75,6 @@ def decide(
 def _digits(precision: str) -> int:
     """Digits of a precision label ("float64" counts as 16)."""
     return 16 if precision == "float64" else int(precision.split("-")[1])
-
-
-def random_vector(
-    rng: np.random.Generator, size_min: int, size_max: int, scale_max: float, tie_fraction: float
-) -> np.ndarray:
-    """A test vector: size uniform in ``[size_min, size_max]``, scale log-uniform in
-    ``[1e-3, scale_max]``; with probability ``tie_fraction`` the entries are small integers times
-    the scale, so that ties (the equality cases) occur."""
-    n = int(rng.integers(size_min, size_max + 1))
-    scale = 10 ** rng.uniform(-3, math.log10(scale_max))
-    if rng.random() < tie_fraction:
-        return scale * rng.integers(-3, 4, size=n).astype(float)
-    return scale * rng.standard_normal(n)
 
 
 def check_vector(
@@ -176,38 +162,3 @@ def check_vector(
         "rank1_tolerance": rank1_tol,
         "precision": "undecided" if "undecided" in used else max(used, key=_digits),
     }
-
-
-def check_vectors(
-    root_seed: int,
-    first: int,
-    last: int,
-    size_min: int,
-    size_max: int,
-    scale_max: float,
-    tie_fraction: float,
-    spreads: list[float],
-    mp_dps: int,
-) -> list[dict[str, object]]:
-    """Rows of ``check_vector`` for vectors ``first .. last - 1``; vector ``i`` has its own stream,
-    so the rows do not depend on how the range is split into jobs."""
-    rows = []
-    for i in range(first, last):
-        rng = generator(root_seed, "hardmax_vs_softmax.boltzmann", vector=i)
-        a = random_vector(rng, size_min, size_max, scale_max, tie_fraction)
-        rows.append({"vector": i, **check_vector(rng, a, np.asarray(spreads, float), mp_dps)})
-    return rows
-
-
-def limit_curves(root_seed: int, sizes: tuple[int, ...], n_betas: int) -> list[dict[str, object]]:
-    """``boltz(beta a)/beta`` against ``beta`` in ``[1e-2, 1e3]`` with both bounds, for one random
-    normal vector of each size (figure data)."""
-    rows = []
-    for example, n in enumerate(sizes):
-        a = generator(root_seed, "hardmax_vs_softmax.curves", example=example).standard_normal(n)
-        top = float(a.max())
-        for beta in np.logspace(-2, 3, n_betas):
-            rows.append({"example": example, "n": n, "beta": beta,
-                         "boltz_over_beta": float(boltz(beta * a)) / beta,
-                         "max": top, "lower_bound": top - math.log(n) / beta})
-    return rows

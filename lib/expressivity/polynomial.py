@@ -175,27 +175,3 @@ def regression_excess(d: int, blocks: int, degree: int, n_train: int, sigma: flo
     beta = fit_readout(features(model, x), y)
     xt = rng.uniform(-1, 1, size=(n_test, d))
     return float(np.mean((features(model, xt) @ beta - evaluate_polynomial(poly, xt)) ** 2))
-
-
-def staircase_table(d: int, max_blocks: int, max_degree: int, rng: np.random.Generator,
-                    n_test: int) -> list[dict]:
-    """``staircase_error`` for every (blocks, degree) in ``1..max_blocks x 1..max_degree``."""
-    return [staircase_error(d, L, k, rng, n_test=n_test)
-            for L in range(1, max_blocks + 1) for k in range(1, max_degree + 1)]
-
-
-def regression_table(d: int, degree: int, blocks_list, n_train_list, sigma: float,
-                     repeats: int, rng: np.random.Generator, n_test: int) -> list[dict]:
-    """Mean excess risk over ``repeats`` fresh draws (blocks, target, data) per (blocks, N)."""
-    rows = []
-    for L in blocks_list:
-        for N in n_train_list:
-            ex = [regression_excess(d, L, degree, N, sigma, rng, n_test=n_test)
-                  for _ in range(repeats)]
-            rows.append({"d": d, "degree": degree, "blocks": L, "tokens": n_tokens(d, L),
-                         "n_train": N, "sigma": sigma, "repeats": repeats,
-                         "excess_mse": float(np.mean(ex)),
-                         "excess_mse_sem": float(np.std(ex, ddof=1) / np.sqrt(repeats))
-                         if repeats > 1 else float("nan"),
-                         "variance_prediction": sigma**2 * n_tokens(d, L) / N})
-    return rows

@@ -94,15 +94,21 @@ def phi(t: np.ndarray, k: int) -> np.ndarray:
 def quantize(X: np.ndarray, m: int) -> np.ndarray:
     """Apply the ``d m`` quantizing feed-forward layers to ``X: (..., n, d)`` in ``[0, 1)``.
 
-    Returns the digits ``floor(m X)`` as float64 integers (units of ``delta``): the first linear
-    map scales by ``m``; then layer ``(i, k)`` does ``Z[..., i] += phi_k(Z[..., i])``.
+    Returns the digits ``floor(m X)`` of the doubles ``X``, exactly, as float64 integers (units of
+    ``delta``): the first linear map scales by ``m``; then layer ``(i, k)`` does ``Z[..., i] +=
+    phi_k(Z[..., i])``. The float64 product ``m x`` can round up onto an integer ``k`` that the
+    exact ``m x`` lies below (``0.6 * 5`` is ``3.0``, but the double ``0.6`` is below ``3/5``): where
+    ``m x`` rounded to an integer, the digit is recomputed as ``floor(m x)`` in exact rationals.
     """
     m = check_inverse_delta(m)
-    Z = np.asarray(X, dtype=float) * m
+    X = np.asarray(X, dtype=float)
+    Z = X * m
     if np.any((Z < 0) | (Z >= m)):
         raise ValueError("quantize expects inputs in [0, 1)")
+    on_integer = Z == np.floor(Z)
     for i, k in quantizer_layers(m, Z.shape[-1]):
         Z[..., i] = Z[..., i] + phi(Z[..., i], k)
+    Z[on_integer] = [math.floor(Fraction(x) * m) for x in X[on_integer].tolist()]
     return Z
 
 

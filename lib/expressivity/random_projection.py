@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from expressivity.approximation_check import check_tolerances
+
 #: Columns of G are drawn in panels of this width, so the first d columns of a projection drawn
 #: for any d_max >= d are the same numbers (the prefix property the one-pass search relies on).
 PANEL = 64
@@ -45,7 +47,7 @@ def gaussian_columns_T(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
 def beta(k: int, R: float, eps_ratio: float, eps_zero: float) -> float:
     """Largest row norm ``||B_i||_2`` of the logit matrix B for targets with <= k nonzeros a row and
     within-row ratio <= R: ``sqrt(k) (log R + log(1/eps_zero) + eps_ratio)`` [R]."""
-    _check_tolerances(eps_ratio, eps_zero)
+    check_tolerances(eps_ratio, eps_zero)
     if k < 1 or R < 1:
         raise ValueError(f"need k >= 1 and R >= 1, got k={k}, R={R}")
     return math.sqrt(k) * (math.log(R) + math.log(1 / eps_zero) + eps_ratio)
@@ -78,10 +80,3 @@ def jl_typical_error(n: int, d: float, row_norm: float) -> float:
     """The typical largest logit error ``sqrt(2 ln(n^2)) * row_norm / sqrt(d)`` [D]: the maximum of
     n^2 centred Gaussians of standard deviation about ``row_norm / sqrt(d)``."""
     return math.sqrt(2 * math.log(n * n)) * row_norm / math.sqrt(d)
-
-
-def _check_tolerances(eps_ratio: float, eps_zero: float) -> None:
-    if not 0 < eps_ratio <= 1:
-        raise ValueError(f"eps_ratio must be in (0, 1], got {eps_ratio}")
-    if not 0 < eps_zero < 1:
-        raise ValueError(f"eps_zero must be in (0, 1), got {eps_zero}")

@@ -47,9 +47,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from expressivity.assumption1 import hamiltonian_path, reach_steps
 from expressivity.attention import Head, attention_weights
 from expressivity.quantization import check_inverse_delta
-from expressivity.sparse_patterns import hamiltonian_path, reach_steps
 
 #: float64 integers are exact (and ordered exactly by the hardmax scores) below this bound.
 FLOAT64_EXACT = 2**52
@@ -401,96 +401,3 @@ def contextual_all_distinct(q) -> int:
 def float64_exact_by_formula(m: int, d: int, n: int) -> bool:
     """The notes' criterion for the dense network: ``(2n+1) d log2(1/delta) < 53``."""
     return (2 * n + 1) * d * math.log2(m) < 53
-
-
-def _relative_error(qa: np.ndarray, q: np.ndarray) -> float:
-    """``max_inputs max_k |qa - q| / max(1, max_k |q|)``."""
-    qf = np.asarray(q, dtype=float)
-    scale = np.maximum(1.0, np.abs(qf).max(axis=1))
-    with np.errstate(invalid="ignore"):
-        err = np.abs(qa - qf).max(axis=1) / scale
-    return float(np.nanmax(np.where(np.isfinite(err), err, np.inf)))
-
-
-def lemma6_check(m: int, d: int, n: int, budget: int, betas, tol: float,
-                 subset: int) -> tuple[dict, list[dict]]:
-    """Lemma 6 on every grid input of ``(1/delta, d, n) = (m, d, n)``: properties 1-4 from the
-    integer reference; the hardmax attention matrices compared with it entry by entry where float64
-    is exact; softmax at the inverse temperatures ``betas`` (increasing; units of ``delta^2``)
-    until the relative error is at most ``tol`` (searched on ``subset`` evenly spaced inputs,
-    then confirmed on every input). Returns the summary row and the softmax curve rows."""
-    from expressivity.quantization import grid_digits
-
-    net = dense_network(m, d, n)
-    digits = grid_digits(m, n, d, budget)
-    q = run_integer(net, digits)
-    props = contextual_properties(net, digits, q)
-    row = {"inv_delta": m, "d": d, "n": n, "D": m**d, **props,
-           "layers": net.attention_layers, "layers_expected": m**d + 1,
-           "attention_parameters": net.parameters(),
-           "value_bound_log2": math.log2(net.value_bound),
-           "float64_exact_formula": float64_exact_by_formula(m, d, n),
-           "float64_exact": net.float64_exact}
-    curve = []
-    if not net.float64_exact:
-        row.update(matrix_checked=False, matrix_mismatches=-1, matrix_mismatches_float64=-1,
-                   matrix_rechecked_exact=0, softmax_beta=float("nan"),
-                   softmax_beta_real=float("nan"), softmax_rel_error=float("nan"),
-                   precision="integers only: values exceed 2^52, needs more than float64")
-        return row, curve
-    row.update(matrix_checked=True, **compare_with_reference(net, digits, q),
-               precision="float64 (integer values below 2^52); inputs whose tie weights "
-                         "round rechecked in exact rationals")
-    step = max(1, len(digits) // subset)
-    sub = slice(None, None, step)
-    found = None
-    for beta in betas:
-        with np.errstate(over="ignore", invalid="ignore"):
-            part = _relative_error(run_attention(net, digits[sub], "softmax", beta), q[sub])
-        full = None
-        if part <= tol:
-            with np.errstate(over="ignore", invalid="ignore"):
-                full = _relative_error(run_attention(net, digits, "softmax", beta), q)
-        curve.append({"inv_delta": m, "d": d, "n": n, "beta": beta,
-                      "beta_real": beta * m**2, "rel_error_subset": part,
-                      "rel_error_full": float("nan") if full is None else full})
-        if full is not None and full <= tol:
-            found = (beta, full)
-            break
-    row.update(softmax_beta=float("nan") if found is None else found[0],
-               softmax_beta_real=float("nan") if found is None else found[0] * m**2,
-               softmax_rel_error=float("nan") if found is None else found[1])
-    return row, curve
-
-
-def sparse_mapping_check(name: str, masks, m: int, d: int, n: int) -> list[dict]:
-    """The sparse selective-shift contextual mapping on every grid input, with the shift factor
-    ``K = R`` (code range) and, for the pitfall, ``K = D = m^d``: repeated values among all
-    outputs (0 = a contextual mapping separating every input), layer counts, and the attention
-    matrices against the integer reference where float64 is exact."""
-    from expressivity.quantization import grid_digits
-
-    digits = grid_digits(m, n, d, m ** (n * d))
-    rows = []
-    for label, K in (("code_range", None), ("delta_pow_minus_d", m**d)):
-        net = positional_network(m, d, n, masks, shift_factor=K)
-        q = run_integer(net, digits)
-        if net.float64_exact:
-            cmp = compare_with_reference(net, digits, q)
-            prec = "float64 (+ exact rationals for rounded tie weights) vs integers"
-        else:
-            cmp = {"matrix_mismatches_float64": -1, "matrix_rechecked_exact": 0,
-                   "matrix_mismatches": -1}
-            prec = "integers only (values exceed 2^52)"
-        mism = cmp["matrix_mismatches"]
-        select = sum(1 for x in net.layers if x.kind == "select")
-        rows.append({
-            "pattern": name, "inv_delta": m, "d": d, "n": n, "shift": label,
-            "shift_factor": net.notes["K"], "code_range": net.notes["R"],
-            "inputs": len(digits), "repeated_values": contextual_all_distinct(q),
-            "select_layers": select, "identity_layers": net.identity_layers,
-            "max_layers": len(net.layers) - select, "s": net.notes["s"], "p": net.notes["p"],
-            "layers_bound": net.notes["p"] * n * m**d + net.notes["s"],
-            "matrix_checked": mism >= 0, **cmp, "precision": prec,
-        })
-    return rows

@@ -24,6 +24,7 @@ Modules here:
 - ``SequenceEncoder``: token + learned positional embedding, then pre-LayerNorm residual blocks
   ``X + Mix(LN(X))``, ``X + FFN(LN(X))``, and a per-token linear readout. LayerNorm is not in the
   papers' definitions (they omit it); we add it so that small models train reliably (ours, [O]).
+  ``hybrid_mixers`` lists the layers of Yun et al. 2020a's hybrids: alternatives below attention.
 """
 
 from __future__ import annotations
@@ -239,3 +240,10 @@ class SequenceEncoder(nn.Module):
             X = X + mix(n1(X))
             X = X + ffn(n2(X))
         return self.readout(self.final_norm(X))
+
+
+def hybrid_mixers(alternative: str, attention_layers: int, depth: int) -> list[str]:
+    """``depth`` layers: ``depth - k`` of ``alternative`` below ``k`` attention layers on top."""
+    if not 0 <= attention_layers <= depth:
+        raise ValueError(f"attention_layers must be in [0, {depth}], got {attention_layers}")
+    return [alternative] * (depth - attention_layers) + ["attention"] * attention_layers

@@ -5,7 +5,7 @@ Two routes to approximate a continuous function ``f: [0, 1]^{n x d} -> R^{n x d}
 1. Yun et al. (2020a), Theorem 2 / Proposition 4 (recalled [M], reconstructed; see
    shared/papers/yun_fang.md 1.4): quantize with ``d m`` feed-forward layers
    (``expressivity.quantization``), compute a contextual mapping with ``D + 1`` selective-shift
-   attention layers (``expressivity.contextual_shift``), then a token-wise value mapping, one
+   attention layers (``expressivity.selective_shift``), then a token-wise value mapping, one
    width-1 FF layer per attainable value of ``q`` (Lemma 7): ``q -> f_bar(L)_k`` when ``q`` is a
    value of a grid input ``L`` with distinct tokens, ``0`` otherwise (property 4 puts the values of
    inputs with repeated tokens outside ``[t_l, t_r]``). ``f_bar`` is ``f`` at the cube centre (our
@@ -16,11 +16,10 @@ Two routes to approximate a continuous function ``f: [0, 1]^{n x d} -> R^{n x d}
 2. Kajitsuka & Sato (2024), Proposition 1 (statement verified, construction reconstructed [R/D];
    shared/papers/kajitsuka_sato.md section 5): one quantizing FFN, ONE rank-1 single-head softmax
    attention layer (``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, ``W_O = eps/(4 r_max) v``), one
-   memorizing FFN (Zhang et al. 2017, ``expressivity.memorization.fit_relu_interpolant``).
+   memorizing FFN (Zhang et al. 2017, ``expressivity.relu_interpolant``).
    Here ``lam`` is a configured practical value, not the paper's worst-case one (which needs
    hundreds of thousands of digits); the separation it reaches on the whole grid is measured.
-   The attention layer is the minimum written inline: the memorization stage's
-   ``contextual_mapping`` module was not available when this was written.
+   The attention layer is the memorization stage's rank-1 head (``expressivity.rank1.layer``).
 
 Monte-Carlo ``L^p`` error: ``( mean_X sum_{k,i} |f(X)_{k,i} - g(X)_{k,i}|^p )^{1/p}`` on a fixed
 seeded uniform sample of ``[0, 1)^{n x d}`` (the domain has volume 1).
@@ -35,17 +34,18 @@ import mpmath
 import numpy as np
 
 from expressivity.attention import softmax
-from expressivity.contextual_shift import (
-    dense_network,
-    positional_network,
-    run_integer,
-)
-from expressivity.memorization import fit_relu_interpolant
 from expressivity.quantization import (
     check_budget,
     check_inverse_delta,
     quantize,
     quantizer_parameters,
+)
+from expressivity.rank1.layer import output_scale, rank1_attention
+from expressivity.relu_interpolant import fit_relu_interpolant
+from expressivity.selective_shift import (
+    dense_network,
+    positional_network,
+    run_integer,
 )
 
 EQUIVARIANT_TARGETS = ("sin_mean", "softmax_average")
@@ -159,19 +159,6 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     }
 
 
-def rank1_attention(T: np.ndarray, v: np.ndarray, lam: float, W_O: np.ndarray) -> np.ndarray:
-    """One rank-1 single-head softmax attention layer with skip connection, ``T: (S, n, d)``:
-    ``y_k = t_k + W_O sum_j softmax_j(lam z_k z_j) z_j``, ``z = T v`` (Kajitsuka & Sato 2024,
-    Theorem 2 construction, row form). The keys are summed in increasing order of ``z`` (the sum
-    is over a set; a fixed order makes the float64 result the same for every permutation)."""
-    z = T @ v                                               # (S, n)
-    order = np.argsort(z, axis=-1, kind="stable")
-    zs = np.take_along_axis(z, order, axis=-1)
-    A = softmax(lam * z[..., :, None] * zs[..., None, :])   # (S, n, n)
-    ctx = np.sum(A * zs[..., None, :], axis=-1)             # (S, n)
-    return T + ctx[..., None] * W_O[None, None, :]
-
-
 def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
              rng: np.random.Generator, dps: int = 40) -> dict:
     """Kajitsuka & Sato's two-layer route: quantizing FFN, one rank-1 attention, Zhang FFN.
@@ -188,7 +175,7 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
     v = np.ones(1) if d == 1 else rng.normal(size=d)
     v = v / np.linalg.norm(v)
     eps, r_max = 1.0 / m, 2.0 * math.sqrt(d)
-    W_O = eps / (4 * r_max) * v
+    W_O = output_scale(eps, r_max) * v
 
     def ffn1(digits):
         return 1.0 + (digits + 0.5) / m
@@ -245,30 +232,3 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
         "residual_bound": bound,
         "precision": f"float64 forward; FFN solved in mpmath ({dps} digits)",
     }
-
-
-def approximation_table(name: str, inv_deltas, X: np.ndarray, lam: float, budget: int,
-                        ks_rng: np.random.Generator, dps: int) -> list[dict]:
-    """``L^1``/``L^2`` Monte-Carlo errors, layers and parameters against ``delta`` for one target:
-    Yun et al.'s route (positional for targets that are not equivariant) and, for equivariant
-    targets, Kajitsuka & Sato's two-layer route on the same sample."""
-    check_target(name)
-    ms = [check_inverse_delta(m) for m in inv_deltas]
-    F = target(name, X)
-    S, n, d = X.shape
-    rows = []
-    for m in ms:
-        routes = []
-        if name in EQUIVARIANT_TARGETS:
-            routes.append(("yun", yun_route(name, X, m, budget)))
-            routes.append(("kajitsuka_sato", ks_route(name, X, m, lam, budget, ks_rng, dps)))
-        else:
-            routes.append(("yun_positional", yun_route(name, X, m, budget, positional=True)))
-        for route, res in routes:
-            G = res.pop("G")
-            rows.append({"target": name, "route": route, "inv_delta": m, "delta": 1.0 / m,
-                         "n": n, "d": d, "samples": S, **lp_errors(F, G),
-                         "piecewise_constant_L1": lp_errors(
-                             F, grid_target(name, quantize(X, m), m))["L1"],
-                         **res})
-    return rows

@@ -2,19 +2,23 @@
 
 import pandas as pd
 import pytest
+from cases import HVS_BIGBIRD, HVS_BIGBIRD_N, HVS_BOLTZMANN, HVS_THEOREM1
 
-from expressivity.boltzmann import check_vectors
 from expressivity.claims import stage_claims
-from expressivity.counterexamples import bigbird_table, memorizer_table, theorem1_search
+from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_table
+from expressivity.experiments.hardmax_vs_softmax.boltzmann import check_vectors
+from expressivity.experiments.hardmax_vs_softmax.theorem1 import theorem1_tables
 
 
 @pytest.fixture(scope="module")
 def tables():
+    theorem1 = theorem1_tables(**HVS_THEOREM1)
     return {
-        "boltzmann_checks": pd.DataFrame(check_vectors(1, 0, 300, 2, 64, 1e3, 0.1, [0.1, 1, 10, 100], 80)),
-        "theorem1_search": pd.DataFrame(theorem1_search(1, 150, 3, 5, 3, [0, 0.3, 3], 1e-12, 150)),
-        "theorem1_memorizer": pd.DataFrame(memorizer_table(3, 1.0)),
-        "bigbird": pd.DataFrame([row for n in (16, 128) for row in bigbird_table(1, n, 2, 1, 1e5, 6)]),
+        "boltzmann_checks": pd.DataFrame(check_vectors(**HVS_BOLTZMANN)),
+        "theorem1_search": pd.DataFrame(theorem1["search"]),
+        "theorem1_memorizer": pd.DataFrame(theorem1["memorizer"]),
+        "bigbird": pd.DataFrame([row for n in HVS_BIGBIRD_N
+                                 for row in bigbird_table(n=n, **HVS_BIGBIRD)]),
     }
 
 

@@ -2,27 +2,37 @@
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
+from cases import (
+    MEM_CURVE,
+    MEM_HARDMAX,
+    MEM_SEARCH,
+    MEM_SEARCH_POINTS,
+    MEM_THEORY,
+    MEM_THEORY_POINTS,
+)
 
-from expressivity import contextual_mapping as cm
 from expressivity.claims import stage_claims
-from expressivity.memorization import parameter_table
+from expressivity.experiments.memorization import (
+    curve_rows,
+    hardmax_contrast,
+    parameter_table,
+    search_rows,
+    theory_rows,
+)
+from expressivity.rank1.layer import FLOAT64_DIGITS
 
 
 @pytest.fixture(scope="module")
 def tables():
-    theory = [cm.theory_row(np.random.default_rng(i), V, 2, n, 1000, 3, 1.0, 2.0, 1.0, 12000)
-              for i, (V, n) in enumerate([(4, 2), (4, 3), (5, 2), (5, 3)])]
-    search = [cm.search_row(np.random.default_rng(10 + i), 12, 3, n, N, 3, 1.0, 2.0, 0.3, 1.0)
-              for i, (n, N) in enumerate([(3, 40), (3, 120), (3, 200), (4, 40), (4, 200)])]
-    hard = cm.hardmax_contrast_rows(np.random.default_rng(0), 2, 3)
-    curve = cm.curve_rows(np.random.default_rng(0), 4, 2, 2, 3, 1.0, 2.0, 1.0, 6, 3, 8000)
-    search = pd.DataFrame(search)
+    theory = [row for d, V in MEM_THEORY_POINTS for row in theory_rows(d=d, V=V, **MEM_THEORY)]
+    search = pd.DataFrame([row for d, V in MEM_SEARCH_POINTS
+                           for row in search_rows(d=d, V=V, **MEM_SEARCH)])
     return {"theory": pd.DataFrame(theory), "search": search,
             "parameter_counts": parameter_table(search),
-            "hardmax_contrast": pd.DataFrame(hard), "delta_vs_lambda": pd.DataFrame(curve)}
+            "hardmax_contrast": pd.DataFrame(hardmax_contrast(**MEM_HARDMAX)),
+            "delta_vs_lambda": pd.DataFrame(curve_rows(**MEM_CURVE))}
 
 
 def claim(name):
@@ -38,7 +48,7 @@ def test_every_claim_passes_at_small_scale(tables):
 def test_contextual_mapping_statement(tables):
     th = tables["theory"]
     done = th[th["computed"]]
-    assert len(done) >= 2 and (~th["computed"]).any()  # budget 12000 leaves one out
+    assert len(done) >= 2 and (~th["computed"]).any()  # the digit budget leaves some out
     assert done["certified"].all() and (done["log10_delta"] >= done["log10_delta_theory"]).all()
     assert (tables["search"]["certified"]).all()
     assert (tables["search"]["max_norm"] <= tables["search"]["r_bound"]).all()
@@ -58,7 +68,7 @@ def test_hardmax_is_not_a_contextual_mapping(tables):
 
 def test_digits_exceed_float64(tables):
     done = tables["theory"][tables["theory"]["computed"]]
-    assert (done["digits_needed"] > cm.FLOAT64_DIGITS).all()
+    assert (done["digits_needed"] > FLOAT64_DIGITS).all()
     assert (done["float64_log10_delta"] == -math.inf).all()
 
 

@@ -1,51 +1,50 @@
 """Each universal-approximation claim at small scale, from tables computed here."""
 
-import numpy as np
 import pandas as pd
 import pytest
+from cases import (
+    UA_APPROXIMATION,
+    UA_LEMMA6,
+    UA_LEMMA6_GRIDS,
+    UA_PATTERNS,
+    UA_REGRESSION,
+    UA_SPARSE_MAPPING,
+    UA_STAIRCASE,
+    UA_TARGETS,
+)
 
 from expressivity.claims import stage_claims
 from expressivity.claims.universal_approximation import CLAIMS
-from expressivity.contextual_shift import (
-    contextual_properties,
-    dense_network,
+from expressivity.experiments.universal_approximation import (
+    approximation_table,
+    assumption_table,
     lemma6_check,
-    run_integer,
-    sparse_mapping_check,
+    regression_table,
+    sparse_mapping_table,
+    staircase_table,
 )
-from expressivity.polynomial import regression_table, staircase_table
 from expressivity.quantization import grid_digits
-from expressivity.sparse_patterns import PATTERNS, assumption_table, pattern_masks
-from expressivity.universal import approximation_table, sample
-
-BETAS = [4.0 * 2**k for k in range(10)]
+from expressivity.selective_shift import contextual_properties, dense_network, run_integer
 
 
 @pytest.fixture(scope="module")
 def tables():
+    """The stage's tables on the cases of config/ci.yaml (Lemma 6 also on two d = 1 grids)."""
     rows, curves = [], []
-    for m, d, n in [(2, 1, 2), (3, 1, 3), (2, 2, 2), (3, 2, 2)]:
-        r, c = lemma6_check(m, d, n, 10**4, BETAS, 1e-9, 256)
+    for m, d, n in [(2, 1, 2), (3, 1, 3), *UA_LEMMA6_GRIDS]:
+        r, c = lemma6_check(m=m, d=d, n=n, **UA_LEMMA6)
         rows.append(r)
         curves += c
-    X = sample(np.random.default_rng(0), 300, 3, 1)
-    approx = []
-    for name in ("sin_mean", "softmax_average", "weighted_shift"):
-        approx += approximation_table(name, [2, 4, 8], X, 1.0, 10**4,
-                                      np.random.default_rng(1), 30)
-    rng = np.random.default_rng(2)
-    patterns = [r for n in (16, 64, 256) for r in assumption_table(n, PATTERNS, rng)]
-    sparse = [r for name in ("fixed", "window", "star")
-              for r in sparse_mapping_check(name, pattern_masks(name, 5), 2, 1, 5)]
+    approx = [r for name in UA_TARGETS
+              for r in approximation_table(target=name, **UA_APPROXIMATION)]
     return {
         "lemma6": pd.DataFrame(rows),
         "lemma6_softmax": pd.DataFrame(curves),
         "approximation": pd.DataFrame(approx),
-        "patterns": pd.DataFrame(patterns),
-        "sparse_mapping": pd.DataFrame(sparse),
-        "polynomial_staircase": pd.DataFrame(staircase_table(1, 3, 4, rng, 300)),
-        "polynomial_regression": pd.DataFrame(regression_table(
-            1, 2, [2, 1], [64, 256, 1024, 4096], 0.1, 8, rng, 300)),
+        "patterns": pd.DataFrame(assumption_table(**UA_PATTERNS)),
+        "sparse_mapping": pd.DataFrame(sparse_mapping_table(**UA_SPARSE_MAPPING)),
+        "polynomial_staircase": pd.DataFrame(staircase_table(**UA_STAIRCASE)),
+        "polynomial_regression": pd.DataFrame(regression_table(**UA_REGRESSION)),
     }
 
 

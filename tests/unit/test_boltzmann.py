@@ -1,14 +1,20 @@
 """Vector-by-vector checks of the Boltzmann operator properties, including float64 collapse."""
 
 import numpy as np
+from cases import HVS_BOLTZMANN, HVS_CURVES
 
-from expressivity.boltzmann import check_vector, check_vectors, decide, rounding_slack, signed_float
+from expressivity.boltzmann import check_vector, decide, rounding_slack, signed_float
+from expressivity.experiments.hardmax_vs_softmax.boltzmann import (
+    check_chunk,
+    check_vectors,
+    limit_curves,
+)
 
-SPREADS = np.array([0.1, 1, 10, 100])
+SPREADS = np.array(HVS_BOLTZMANN["spreads"])
 
 
 def test_all_properties_hold_on_random_vectors():
-    rows = check_vectors(3, 0, 300, 2, 64, 1e3, 0.1, list(SPREADS), 80)
+    rows = check_vectors(**HVS_BOLTZMANN)
     for r in rows:
         assert r["upper_margin"] >= 0 and r["lower_margin"] >= 0 and r["limit_margin"] >= 0
         assert r["append_ok"]
@@ -16,10 +22,16 @@ def test_all_properties_hold_on_random_vectors():
 
 
 def test_rows_do_not_depend_on_chunking():
-    whole = check_vectors(5, 0, 20, 2, 16, 10.0, 0.1, list(SPREADS), 80)
-    parts = check_vectors(5, 0, 7, 2, 16, 10.0, 0.1, list(SPREADS), 80) + \
-        check_vectors(5, 7, 20, 2, 16, 10.0, 0.1, list(SPREADS), 80)
+    keys = {k: v for k, v in HVS_BOLTZMANN.items() if k not in ("first", "last")}
+    whole = check_vectors(**{**HVS_BOLTZMANN, "last": 20})
+    parts = [row for chunk in range(3)
+             for row in check_chunk(chunk=chunk, n_chunks=3, n_vectors=20, **keys)]
     assert whole == parts
+
+
+def test_limit_curves_stay_between_the_bounds():
+    for row in limit_curves(**HVS_CURVES):
+        assert row["lower_bound"] - 1e-9 <= row["boltz_over_beta"] <= row["max"] + 1e-9
 
 
 def test_equal_entries_are_the_equality_case_decided_in_mpmath():
@@ -47,7 +59,8 @@ def test_decide_raises_the_precision_until_the_margin_clears_its_slack():
     value, precision = decide(1e-20, 1e-10, lambda digits: mpmath.mpf(10) ** -(digits + 5), 30)
     assert precision == "undecided" and np.isnan(value)
     # the vector that exposed it: its upper margin (about 1e-79 against a scale of 1e3) is positive
-    row = check_vectors(20240726, 2633, 2634, 2, 64, 1e3, 0.1, list(SPREADS), 80)[0]
+    row = check_vectors(seed=20240726, first=2633, last=2634, size_min=2, size_max=64,
+                        scale_max=1e3, tie_fraction=0.1, spreads=list(SPREADS), mp_dps=80)[0]
     assert 0 < row["upper_margin"] < 1e-70 and row["precision"] == "mpmath-160"
 
 

@@ -1,10 +1,12 @@
 """`make artifacts`: the archive's manifest matches its files, and tampering is detected."""
 
 import gzip
+import hashlib
 import io
 import json
 import shutil
 import tarfile
+from importlib import metadata
 
 import pytest
 
@@ -13,7 +15,7 @@ import bundle
 
 @pytest.fixture
 def run_tree(tmp_path, root):
-    for name in ("pyproject.toml", "config/ci.yaml"):
+    for name in ("pyproject.toml", "requirements.lock", "config/ci.yaml"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / name, tmp_path / name)
     (tmp_path / "figures/s").mkdir(parents=True)
@@ -42,6 +44,31 @@ def test_bundle_manifest_matches_files_and_is_deterministic(run_tree):
     assert info["claims"] == {"total": 2, "passed": 1}
     assert info["config"] == (run_tree / "config/ci.yaml").read_text()
     assert "snakemake" in info["packages"] and "commit" in info
+
+
+def test_manifest_names_every_installed_package_and_the_lock(run_tree):
+    archive = bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")
+    with tarfile.open(archive, "r:gz") as tar:
+        info = json.load(tar.extractfile("MANIFEST.json"))
+    installed = {bundle._normalise(d.metadata["Name"]) for d in metadata.distributions()}
+    assert set(info["packages"]) == installed
+    # dependencies of the pins are recorded too, not only the pins
+    assert info["packages"]["numpy"] == metadata.version("numpy")
+    assert info["packages"]["jsonschema-specifications"] == metadata.version("jsonschema-specifications")
+    lock = (run_tree / "requirements.lock").read_bytes()
+    assert info["lock"]["sha256"] == hashlib.sha256(lock).hexdigest()
+    assert set(info["lock"]["differs"]) <= set(bundle.locked_versions(run_tree / "requirements.lock"))
+
+
+def test_lock_record_reports_versions_that_differ(tmp_path):
+    (tmp_path / "requirements.lock").write_text(
+        "numpy==2.4.6 \\\n    --hash=sha256:" + "0" * 64 + "\n    # via x\n"
+        "torch==2.13.0 \\\n    --hash=sha256:" + "1" * 64 + "\n"
+        "Py_YAML==6.0.3 \\\n    --hash=sha256:" + "2" * 64 + "\n")
+    record = bundle.lock_record(tmp_path, {"numpy": "2.4.5", "torch": "2.13.0+cpu", "py-yaml": "6.0.3"})
+    assert record["differs"] == {"numpy": {"locked": "2.4.6", "installed": "2.4.5"}}
+    assert record["sha256"] == hashlib.sha256((tmp_path / "requirements.lock").read_bytes()).hexdigest()
+    assert bundle.lock_record(tmp_path / "nowhere", {})["sha256"] is None
 
 
 def test_verify_detects_a_changed_file(run_tree, tmp_path):

@@ -14,6 +14,7 @@ from expressivity.quantization import (
     quantize,
     quantizer_parameters,
 )
+from expressivity.reference.universal_approximation import quantize_reference
 
 
 @settings(max_examples=50, deadline=None)
@@ -21,8 +22,26 @@ from expressivity.quantization import (
 def test_quantize_is_floor(m, n, d, seed):
     X = np.random.default_rng(seed).random((7, n, d))
     Z = quantize(X, m)
-    assert np.array_equal(Z, np.floor(X * m))           # exact integers, no rounding drift
+    assert np.array_equal(Z, quantize_reference(X, m))  # exact integers, no rounding drift
     assert Z.min() >= 0 and Z.max() <= m - 1
+
+
+@pytest.mark.parametrize("x,m,digit", [(0.6, 5, 2), (1 / 3, 3, 0), (2 / 3, 3, 1), (0.7, 10, 6),
+                                       (0.5, 2, 1), (0.25, 4, 1), (0.0, 7, 0)])
+def test_quantize_at_cell_boundaries(x, m, digit):
+    """The double ``x`` next to ``k/m`` lies in cell ``floor(m x)`` of its exact value, although
+    ``m x`` can round onto ``k`` in float64 (``0.6 * 5 == 3.0``, the double 0.6 is below 3/5)."""
+    assert quantize([[x]], m)[0, 0] == digit == quantize_reference([[x]], m)[0, 0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**31))
+def test_quantize_equals_reference_next_to_grid_points(m, seed):
+    """Implementation equals reference on the doubles nearest to, and next to, every ``k/m``."""
+    k = np.arange(m) / m
+    X = np.stack([k, np.nextafter(k, 1), np.maximum(np.nextafter(k, -1), 0.0)], axis=-1)
+    X = X[np.random.default_rng(seed).permutation(m)][:, :, None]
+    assert np.array_equal(quantize(X, m), quantize_reference(X, m))
 
 
 def test_grid_digits_enumerates_every_input_once():

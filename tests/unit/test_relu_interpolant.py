@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.memorization import fit_relu_interpolant
+from expressivity.relu_interpolant import fit_relu_interpolant
 
 
 @settings(max_examples=100, deadline=None)
@@ -16,6 +16,7 @@ def test_interpolant_is_exact_in_rational_arithmetic(z, data):
     y = data.draw(st.lists(st.integers(-5, 5), min_size=len(z), max_size=len(z)))
     f = fit_relu_interpolant(z, [Fraction(v) for v in y])
     assert [f(x) for x in z] == y
+    assert f.evaluate_many(z) == y
     assert f.n_weights == 2 * len(z)
 
 

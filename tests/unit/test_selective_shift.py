@@ -5,19 +5,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.contextual_shift import (
+from expressivity.experiments.universal_approximation import lemma6_check, sparse_mapping_check
+from expressivity.quantization import grid_digits
+from expressivity.selective_shift import (
     compare_with_reference,
     contextual_all_distinct,
     contextual_properties,
     dense_network,
     float64_exact_by_formula,
-    lemma6_check,
     positional_network,
     run_attention,
     run_integer,
-    sparse_mapping_check,
 )
-from expressivity.quantization import grid_digits
 from expressivity.sparse_patterns import pattern_masks
 
 # (1/delta, d, n) -> (t_l, t_r) in units of delta, from our notes' independent run (section 1.5).
@@ -60,16 +59,18 @@ def test_beyond_float64_uses_integers():
     assert not float64_exact_by_formula(16, 2, 3)
     net = dense_network(16, 2, 3)
     assert not net.float64_exact
-    row, curve = lemma6_check(2, 3, 4, 5000, [4.0], 1e-9, 64)   # 2^12 = 4096 inputs
+    settings = {"beta_min": 4.0, "beta_max": 4.0, "softmax_tol": 1e-9, "softmax_subset": 64}
+    row, curve = lemma6_check(m=2, d=3, n=4, grid_budget=5000, **settings)   # 2^12 = 4096 inputs
     assert row["float64_exact"] and row["matrix_mismatches"] == 0
     # three equal tokens tie: float64 weights 1/3 round, the exact recheck agrees.
     assert row["matrix_mismatches_float64"] > 0 and row["matrix_rechecked_exact"] > 0
     with pytest.raises(ValueError, match="over the budget"):
-        lemma6_check(16, 2, 3, 5000, [4.0], 1e-9, 64)
+        lemma6_check(m=16, d=2, n=3, grid_budget=5000, **settings)
 
 
 def test_softmax_matches_at_finite_temperature():
-    row, curve = lemma6_check(3, 1, 3, 1000, [4.0 * 2**k for k in range(10)], 1e-9, 27)
+    row, curve = lemma6_check(m=3, d=1, n=3, grid_budget=1000, beta_min=4.0, beta_max=2048,
+                              softmax_tol=1e-9, softmax_subset=27)
     assert row["softmax_rel_error"] <= 1e-9
     assert curve[0]["rel_error_subset"] > 1e-9          # too hot a softmax does not match
 

@@ -8,25 +8,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.assumption1 import assumption1, hamiltonian_path, reach_steps
 from expressivity.attention import Head, self_attention
-from expressivity.sparse_patterns import (
-    PATTERNS,
-    assumption1,
-    hamiltonian_path,
-    pattern_masks,
-    reach_steps,
-)
-
-
-def _brute_s(masks, cap):
-    """Reference for condition 3 with plain boolean matrix products."""
-    p = len(masks)
-    S = masks[0].astype(int)
-    for t in range(1, cap + 1):
-        if S.all():
-            return t
-        S = ((masks[t % p].astype(int) @ S) > 0).astype(int)
-    return None
+from expressivity.reference.universal_approximation import reach_steps_reference
+from expressivity.sparse_patterns import PATTERNS, pattern_masks
 
 
 @settings(max_examples=60, deadline=None)
@@ -38,7 +23,30 @@ def test_masks_are_boolean_square_with_self_loops(name, n, seed):
         assert m.dtype == bool and m.shape == (n, n)
         assert np.all(np.diag(m))
     s = reach_steps(masks)
-    assert s == _brute_s(masks, 4 * n * len(masks))
+    assert s == reach_steps_reference(masks, 4 * n * len(masks))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 3), st.integers(0, 2**31))
+def test_reach_steps_equals_reference_on_any_masks(n, p, seed):
+    """Implementation equals reference on random masks, without self-loops and with queries that
+    attend no key."""
+    rng = np.random.default_rng(seed)
+    masks = [rng.random((n, n)) < rng.uniform(0.0, 1.0) for _ in range(p)]
+    assert reach_steps(masks) == reach_steps_reference(masks, 4 * n * p)
+
+
+@pytest.mark.parametrize("mask", [
+    [[0, 0, 0], [0, 1, 1], [1, 1, 1]],      # query 0 attends no key: never reached
+    [[1, 1, 1], [1, 1, 1], [0, 0, 0]],      # the last query attends no key (empty last segment)
+    [[0, 0, 0], [0, 0, 0], [0, 0, 0]],
+])
+def test_query_attending_no_key_is_never_reached(mask):
+    masks = [np.array(mask, dtype=bool)]
+    assert reach_steps(masks) is None
+    assert reach_steps([np.ones((3, 3), dtype=bool)] + masks) == 1
+    cycle = masks + [np.ones((3, 3), dtype=bool)]     # the empty set is refilled by a dense layer
+    assert reach_steps(cycle) == reach_steps_reference(cycle, 24)
 
 
 @pytest.mark.parametrize("n", [16, 64, 256])

@@ -1,22 +1,19 @@
-"""Theorem 1 counterexample, the explicit memorizer, and BigBird's furthest-vector layer."""
-
-import math
+"""Theorem 1's counterexample: hardmax is blind to it, the explicit softmax memorizer is not."""
 
 import numpy as np
 import pytest
+from cases import HVS_THEOREM1
 
-from expressivity.counterexamples import (
+import expressivity.theorem1 as t1
+from expressivity.experiments.hardmax_vs_softmax.theorem1 import theorem1_tables
+from expressivity.theorem1 import (
     THEOREM1_LABELS,
-    furthest_reference,
-    furthest_vector_attention,
+    explicit_memorizer,
     random_heads,
-    random_unit_vectors,
     shared_token_gap,
     shared_tokens_equal_exactly,
-    sufficient_beta,
     theorem1_sequences,
 )
-from expressivity.counterexamples import explicit_memorizer as build
 
 
 def test_sequences_share_extremes_and_mean_but_differ_inside():
@@ -38,42 +35,26 @@ def test_hardmax_outputs_equal_exactly_softmax_outputs_differ(scale):
         assert shared_token_gap(heads, e, "softmax") > 1e-6
 
 
-def test_exact_check_detects_a_difference():
+def test_exact_check_detects_a_difference(monkeypatch):
     # A sequence pair that is NOT a counterexample (different maxima) must be caught.
-    import expressivity.counterexamples as ce
-
     heads = random_heads(np.random.default_rng(3), 2, 1, 1, 1.0)
-    original = ce.THEOREM1_TOKENS
-    try:
-        ce.THEOREM1_TOKENS = (np.array([1.0, 2.0, 4.0, 5.0]), np.array([1.0, 2.5, 3.5, 6.0]))
-        assert not shared_tokens_equal_exactly(heads, np.array([1.0, 0.0]))
-    finally:
-        ce.THEOREM1_TOKENS = original
+    monkeypatch.setattr(t1, "THEOREM1_TOKENS",
+                        (np.array([1.0, 2.0, 4.0, 5.0]), np.array([1.0, 2.5, 3.5, 6.0])))
+    assert not shared_tokens_equal_exactly(heads, np.array([1.0, 0.0]))
 
 
 def test_explicit_memorizer_reproduces_every_label():
     e = np.eye(3)[0]
-    model = build(e)
+    model = explicit_memorizer(e)
     outputs = np.concatenate([model(X) for X in theorem1_sequences(e)])
     np.testing.assert_allclose(outputs, np.concatenate(THEOREM1_LABELS), atol=1e-9)
     assert model.n_parameters == 4 * 3 + 2 * 8 + 3
 
 
-def test_bigbird_hardmax_returns_the_furthest_vector_exactly():
-    rng = np.random.default_rng(4)
-    n = 64
-    U = random_unit_vectors(rng, n, math.ceil(math.log2(n)) ** 2)
-    out = furthest_vector_attention(U, "hardmax")
-    np.testing.assert_array_equal(out, U[furthest_reference(U)])
-
-
-def test_bigbird_softmax_is_exact_above_the_sufficient_beta_and_not_at_beta_one():
-    rng = np.random.default_rng(5)
-    U = random_unit_vectors(rng, 32, 25)
-    truth = furthest_reference(U)
-    beta = sufficient_beta(U)
-    soft = furthest_vector_attention(U, "softmax", beta=beta)
-    dist = ((soft[:, None] - U[None]) ** 2).sum(-1)
-    assert np.array_equal(dist.argmin(1), truth)
-    cold = furthest_vector_attention(U, "softmax", beta=1.0)
-    assert not np.array_equal(((cold[:, None] - U[None]) ** 2).sum(-1).argmin(1), truth)
+def test_theorem1_job_tables():
+    tables = theorem1_tables(**{**HVS_THEOREM1, "n_draws": 12, "exact_draws": 6})
+    search = tables["search"]
+    assert [r["draw"] for r in search] == list(range(12))
+    assert all(r["hardmax_equal_exact"] for r in search[:6])
+    assert all(r["hardmax_equal_exact"] is None for r in search[6:])
+    assert [r["predicted"] for r in tables["memorizer"]] == list(np.concatenate(THEOREM1_LABELS))

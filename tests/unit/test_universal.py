@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
+from cases import UA_APPROXIMATION
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.experiments.universal_approximation import approximation_table
 from expressivity.universal import (
     TARGETS,
-    approximation_table,
     ks_route,
     lp_errors,
     sample,
@@ -43,9 +44,7 @@ def test_yun_route_exact_on_distinct_grid_points():
 
 
 def test_error_falls_and_routes_compare():
-    X = sample(np.random.default_rng(1), 400, 3, 1)
-    rows = approximation_table("softmax_average", [2, 4, 8], X, 1.0, 10**4,
-                               np.random.default_rng(2), 30)
+    rows = approximation_table(target="softmax_average", **UA_APPROXIMATION)
     for route in ("yun", "kajitsuka_sato"):
         e = [r["L1"] for r in rows if r["route"] == route]
         assert e[0] > e[1] > e[2]

@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
+# The library, also where Snakemake runs without the project installed (e.g. --sdm conda): job
+# scripts inherit this process's sys.path.
+sys.path.insert(0, str(Path(workflow.basedir) / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
@@ -23,7 +26,9 @@ try:
         workflow.configfiles,
     )
 except ConfigError as err:
-    raise WorkflowError(f"{err}\nNothing was run; fix the config and start again.") from None
+    raise WorkflowError(
+        f"{err}\nNothing was run; fix the config and start again."
+    ) from None
 
 
 def _canonical(node):
@@ -45,7 +50,9 @@ def set_aside_damaged_tables(root="results", aside="results/.damaged"):
         target = Path(aside) / path.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
-        logger.warning(f"{reason}.\nMoved to {target}; it will be rebuilt with what depends on it.")
+        logger.warning(
+            f"{reason}.\nMoved to {target}; it will be rebuilt with what depends on it."
+        )
 
 
 if workflow.is_main_process:
@@ -67,8 +74,14 @@ def figure(stage, name):
 
 def caption(stage, name, kind):
     """The report caption of a figure or table (relative to workflow/rules/), or None."""
-    path = f"report/{stage}/{name}.rst" if kind == "figure" else f"report/{stage}/tables/{name}.rst"
-    return f"../{path}" if (Path(workflow.basedir) / "workflow" / path).is_file() else None
+    path = (
+        f"report/{stage}/{name}.rst"
+        if kind == "figure"
+        else f"report/{stage}/tables/{name}.rst"
+    )
+    return (
+        f"../{path}" if (Path(workflow.basedir) / "workflow" / path).is_file() else None
+    )
 
 
 def table_output(stage, name):

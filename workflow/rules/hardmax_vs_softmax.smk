@@ -4,14 +4,26 @@ HVS = "hardmax_vs_softmax"
 HVS_CFG = config[HVS]
 HVS_RES = f"results/{HVS}"
 
+
+def hvs_params(section, *keys):
+    """The settings one job uses, as keywords of its experiments function: ``keys`` of
+    ``hardmax_vs_softmax.<section>`` (sweep lists that are wildcards stay out)."""
+    return {"seed": config["seed"], **{k: HVS_CFG[section][k] for k in keys}}
+
+
 TABLES[HVS] = {
     "boltzmann_checks": gathered(
-        expand(f"{HVS_RES}/boltzmann/chunk{{chunk}}.csv", chunk=range(HVS_CFG["boltzmann"]["n_chunks"]))
+        expand(
+            f"{HVS_RES}/boltzmann/chunk{{chunk}}.csv",
+            chunk=range(HVS_CFG["boltzmann"]["n_chunks"]),
+        )
     ),
     "boltzmann_curves": COMPUTED,
     "theorem1_search": COMPUTED,
     "theorem1_memorizer": COMPUTED,
-    "bigbird": gathered(expand(f"{HVS_RES}/bigbird/n{{n}}.csv", n=HVS_CFG["bigbird"]["n"])),
+    "bigbird": gathered(
+        expand(f"{HVS_RES}/bigbird/n{{n}}.csv", n=HVS_CFG["bigbird"]["n"])
+    ),
 }
 FIGURES[HVS] = {
     "boltzmann_limit": plot("boltzmann_curves"),
@@ -26,19 +38,27 @@ rule hvs_boltzmann_chunk:
         lib=script_deps(HVS, "boltzmann"),
     output:
         f"{HVS_RES}/boltzmann/chunk{{chunk}}.csv",
-    params:
-        seed=config["seed"],
-        cfg=HVS_CFG["boltzmann"],
-        n_chunks=HVS_CFG["boltzmann"]["n_chunks"],
+    log:
+        f"logs/{HVS}/boltzmann_chunk{{chunk}}.log",
+    benchmark:
+        f"results/benchmarks/{HVS}/boltzmann_chunk{{chunk}}.tsv"
     conda:
         ENV
     resources:
         mem_mb=1000,
         runtime=30,
-    log:
-        f"logs/{HVS}/boltzmann_chunk{{chunk}}.log",
-    benchmark:
-        f"results/benchmarks/{HVS}/boltzmann_chunk{{chunk}}.tsv"
+    params:
+        **hvs_params(
+            "boltzmann",
+            "n_vectors",
+            "n_chunks",
+            "size_min",
+            "size_max",
+            "scale_max",
+            "tie_fraction",
+            "spreads",
+            "mp_dps",
+        ),
     script:
         script_path(HVS, "boltzmann")
 
@@ -49,18 +69,17 @@ rule hvs_boltzmann_curves:
         lib=script_deps(HVS, "curves"),
     output:
         table_output(HVS, "boltzmann_curves"),
-    params:
-        seed=config["seed"],
-        cfg=HVS_CFG["boltzmann"],
+    log:
+        f"logs/{HVS}/boltzmann_curves.log",
+    benchmark:
+        f"results/benchmarks/{HVS}/boltzmann_curves.tsv"
     conda:
         ENV
     resources:
         mem_mb=500,
         runtime=5,
-    log:
-        f"logs/{HVS}/boltzmann_curves.log",
-    benchmark:
-        f"results/benchmarks/{HVS}/boltzmann_curves.tsv"
+    params:
+        **hvs_params("boltzmann", "example_betas"),
     script:
         script_path(HVS, "curves")
 
@@ -72,18 +91,27 @@ rule hvs_theorem1:
     output:
         search=table_output(HVS, "theorem1_search"),
         memorizer=table_output(HVS, "theorem1_memorizer"),
-    params:
-        seed=config["seed"],
-        cfg=HVS_CFG["theorem1"],
+    log:
+        f"logs/{HVS}/theorem1.log",
+    benchmark:
+        f"results/benchmarks/{HVS}/theorem1.tsv"
     conda:
         ENV
     resources:
         mem_mb=1000,
         runtime=30,
-    log:
-        f"logs/{HVS}/theorem1.log",
-    benchmark:
-        f"results/benchmarks/{HVS}/theorem1.tsv"
+    params:
+        **hvs_params(
+            "theorem1",
+            "n_draws",
+            "d",
+            "heads_max",
+            "head_size_max",
+            "weight_scales",
+            "tie_tol",
+            "exact_draws",
+            "lam",
+        ),
     script:
         script_path(HVS, "theorem1")
 
@@ -94,14 +122,13 @@ rule hvs_bigbird:
         lib=script_deps(HVS, "bigbird"),
     output:
         f"{HVS_RES}/bigbird/n{{n}}.csv",
-    params:
-        seed=config["seed"],
-        cfg=HVS_CFG["bigbird"],
-    conda:
-        ENV
     log:
         f"logs/{HVS}/bigbird_n{{n}}.log",
     benchmark:
         f"results/benchmarks/{HVS}/bigbird_n{{n}}.tsv"
+    conda:
+        ENV
+    params:
+        **hvs_params("bigbird", "trials", "beta_min", "beta_max", "n_betas"),
     script:
         script_path(HVS, "bigbird")

@@ -3,14 +3,33 @@
 MEM = "memorization"
 MEM_CFG = config[MEM]
 MEM_RES = f"results/{MEM}"
-MEM_COMMON = {k: MEM_CFG[k] for k in ("n_classes", "r_min", "r_max", "margin")}
+
+
+def mem_params(section, keys, shared=("n_classes", "r_min", "r_max", "margin")):
+    """The settings one job uses, as keywords of its experiments function: ``keys`` of
+    ``memorization.<section>`` and the ``shared`` stage-wide ones (sweep lists that are wildcards
+    stay out, so a new point reruns only its own job)."""
+    return {
+        "seed": config["seed"],
+        **{k: MEM_CFG[k] for k in shared},
+        **{k: MEM_CFG[section][k] for k in keys},
+    }
+
 
 TABLES[MEM] = {
     "theory": gathered(
-        expand(f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv", d=MEM_CFG["theory"]["d"], V=MEM_CFG["theory"]["V"])
+        expand(
+            f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv",
+            d=MEM_CFG["theory"]["d"],
+            V=MEM_CFG["theory"]["V"],
+        )
     ),
     "search": gathered(
-        expand(f"{MEM_RES}/search/d{{d}}_V{{V}}.csv", d=MEM_CFG["search"]["d"], V=MEM_CFG["search"]["V"])
+        expand(
+            f"{MEM_RES}/search/d{{d}}_V{{V}}.csv",
+            d=MEM_CFG["search"]["d"],
+            V=MEM_CFG["search"]["V"],
+        )
     ),
     "parameter_counts": COMPUTED,
     "hardmax_contrast": COMPUTED,
@@ -30,16 +49,14 @@ rule mem_theory:
         lib=script_deps(MEM, "theory"),
     output:
         f"{MEM_RES}/theory/d{{d}}_V{{V}}.csv",
-    params:
-        seed=config["seed"],
-        cfg=MEM_CFG["theory"],
-        common=MEM_COMMON,
-    conda:
-        ENV
     log:
         f"logs/{MEM}/theory_d{{d}}_V{{V}}.log",
     benchmark:
         f"results/benchmarks/{MEM}/theory_d{{d}}_V{{V}}.tsv"
+    conda:
+        ENV
+    params:
+        **mem_params("theory", ("n", "N_max", "eps", "max_digits")),
     script:
         script_path(MEM, "theory")
 
@@ -50,16 +67,14 @@ rule mem_search:
         lib=script_deps(MEM, "search"),
     output:
         f"{MEM_RES}/search/d{{d}}_V{{V}}.csv",
-    params:
-        seed=config["seed"],
-        cfg=MEM_CFG["search"],
-        common=MEM_COMMON,
-    conda:
-        ENV
     log:
         f"logs/{MEM}/search_d{{d}}_V{{V}}.log",
     benchmark:
         f"results/benchmarks/{MEM}/search_d{{d}}_V{{V}}.tsv"
+    conda:
+        ENV
+    params:
+        **mem_params("search", ("n", "N", "eps", "lam_mem", "n_grid")),
     script:
         script_path(MEM, "search")
 
@@ -71,10 +86,10 @@ rule mem_parameters:
         lib=script_deps(MEM, "parameters"),
     output:
         table_output(MEM, "parameter_counts"),
-    conda:
-        ENV
     log:
         f"logs/{MEM}/parameters.log",
+    conda:
+        ENV
     script:
         script_path(MEM, "parameters")
 
@@ -85,16 +100,18 @@ rule mem_curve:
         lib=script_deps(MEM, "curve"),
     output:
         table_output(MEM, "delta_vs_lambda"),
-    params:
-        seed=config["seed"],
-        cfg=MEM_CFG["curve"],
-        common=MEM_COMMON,
-    conda:
-        ENV
     log:
         f"logs/{MEM}/curve.log",
     benchmark:
         f"results/benchmarks/{MEM}/curve.tsv"
+    conda:
+        ENV
+    params:
+        **mem_params(
+            "curve",
+            ("V", "d", "n", "eps", "n_lams", "decades", "max_digits"),
+            shared=("n_classes", "r_min", "r_max"),
+        ),
     script:
         script_path(MEM, "curve")
 
@@ -105,15 +122,13 @@ rule mem_hardmax:
         lib=script_deps(MEM, "hardmax"),
     output:
         table_output(MEM, "hardmax_contrast"),
-    params:
-        seed=config["seed"],
-        cfg=MEM_CFG["hardmax"],
-        common=MEM_COMMON,
-    conda:
-        ENV
     log:
         f"logs/{MEM}/hardmax.log",
     benchmark:
         f"results/benchmarks/{MEM}/hardmax.tsv"
+    conda:
+        ENV
+    params:
+        **mem_params("hardmax", ("d", "draws"), shared=("margin",)),
     script:
         script_path(MEM, "hardmax")

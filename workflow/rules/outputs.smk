@@ -7,29 +7,53 @@ def _declaration_problems():
     """Tables and figures declared but read by nothing, or read but not declared."""
     problems = []
     for stage in STAGES:
-        read_by_figures = {t for spec in FIGURES[stage].values() for t in spec["tables"]}
+        read_by_figures = {
+            t for spec in FIGURES[stage].values() for t in spec["tables"]
+        }
         for claim in stage_claims(stage):
-            problems += [f"claim {claim.id} reads table {t!r}, not declared in TABLES[{stage!r}]"
-                         for t in claim.tables if t not in TABLES[stage]]
+            problems += [
+                f"claim {claim.id} reads table {t!r}, not declared in TABLES[{stage!r}]"
+                for t in claim.tables
+                if t not in TABLES[stage]
+            ]
             if claim.figure not in FIGURES[stage]:
-                problems.append(f"claim {claim.id} names figure {claim.figure!r}, not declared "
-                                f"in FIGURES[{stage!r}]")
-        problems += [f"figure {stage}/{fig} has no script {script_path}"
-                     for fig in FIGURES[stage]
-                     if not Path(script_path := f"workflow/scripts/{stage}/plot_{fig}.py").is_file()]
-        problems += [f"figure {stage}/{fig} reads table {t!r}, not declared in TABLES[{stage!r}]"
-                     for fig, spec in FIGURES[stage].items() for t in spec["tables"]
-                     if t not in TABLES[stage]]
+                problems.append(
+                    f"claim {claim.id} names figure {claim.figure!r}, not declared "
+                    f"in FIGURES[{stage!r}]"
+                )
+        problems += [
+            f"figure {stage}/{fig} has no script {script_path}"
+            for fig in FIGURES[stage]
+            if not Path(
+                script_path := f"workflow/scripts/{stage}/plot_{fig}.py"
+            ).is_file()
+        ]
+        problems += [
+            f"figure {stage}/{fig} reads table {t!r}, not declared in TABLES[{stage!r}]"
+            for fig, spec in FIGURES[stage].items()
+            for t in spec["tables"]
+            if t not in TABLES[stage]
+        ]
         read = read_by_figures | {t for c in stage_claims(stage) for t in c.tables}
-        problems += [f"table {table(stage, name)} is declared but read by no claim and no figure"
-                     for name in TABLES[stage] if name not in read]
+        problems += [
+            f"table {table(stage, name)} is declared but read by no claim and no figure"
+            for name in TABLES[stage]
+            if name not in read
+        ]
     declared = {table(s, n) for s in STAGES for n in TABLES[s]}
     for rule in workflow.rules:
         for path in rule.output:
             parts = Path(path).parts
-            if (len(parts) == 3 and parts[0] == "results" and parts[1] in STAGES
-                    and path.endswith(".csv") and path not in declared):
-                problems.append(f"rule {rule.name} writes {path}, not declared in TABLES")
+            if (
+                len(parts) == 3
+                and parts[0] == "results"
+                and parts[1] in STAGES
+                and path.endswith(".csv")
+                and path not in declared
+            ):
+                problems.append(
+                    f"rule {rule.name} writes {path}, not declared in TABLES"
+                )
     return problems
 
 
@@ -55,10 +79,10 @@ def gather_rule(stage, name, parts):
             lib=lib_deps("workflow/scripts/concat_tables.py"),
         output:
             table_output(stage, name),
-        conda:
-            ENV
         log:
             f"logs/{stage}/gather_{name}.log",
+        conda:
+            ENV
         script:
             "../scripts/concat_tables.py"
 
@@ -76,12 +100,12 @@ def plot_rule(stage, name, spec):
         output:
             png=report(png, caption=caption(stage, name, "figure"), category=stage),
             pdf=pdf,
-        params:
-            **spec["params"],
-        conda:
-            ENV
         log:
             f"logs/{stage}/plot_{name}.log",
+        conda:
+            ENV
+        params:
+            **spec["params"],
         script:
             script_path(stage, f"plot_{name}")
 
@@ -120,14 +144,14 @@ rule stage_claims:
             category="Claims",
             labels={"stage": "{stage}"},
         ),
-    params:
-        stage="{stage}",
+    log:
+        "logs/claims/{stage}.log",
     wildcard_constraints:
         stage="|".join(STAGES),
     conda:
         ENV
-    log:
-        "logs/claims/{stage}.log",
+    params:
+        stage="{stage}",
     script:
         "../scripts/claims/stage.py"
 
@@ -144,9 +168,9 @@ rule claims:
             category="Claims",
             labels={"stage": "all"},
         ),
-    conda:
-        ENV
     log:
         "logs/claims/all.log",
+    conda:
+        ENV
     script:
         "../scripts/claims/gather.py"

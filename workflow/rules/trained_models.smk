@@ -15,7 +15,28 @@ TM_MIXERS = [
     for k in TM_CFG["mixers"]["attention_layers"]
     if k < TM_CFG["mixers"]["depth"]
 ] + [("attention", TM_CFG["mixers"]["depth"])]
-TM_PARAMS = dict(seed=config["seed"], threads=TM_CFG["threads"], device=TM_CFG["device"])
+TM_PARAMS = dict(
+    seed=config["seed"], threads=TM_CFG["threads"], device=TM_CFG["device"]
+)
+
+
+def tm_settings(section, *keys):
+    """The settings of one config section that a job uses, and no others (not its sweep lists)."""
+    return {key: TM_CFG[section][key] for key in keys}
+
+
+# The settings every encoder job (copy, mixers) uses.
+TM_ENCODER = (
+    "n",
+    "vocab",
+    "d_model",
+    "heads",
+    "steps",
+    "batch",
+    "lr",
+    "eval_size",
+    "record_every",
+)
 
 TABLES[TM] = {
     "memorization_curve": gathered(
@@ -31,7 +52,9 @@ TABLES[TM] = {
             size=TM_SIZES,
         )
     ),
-    "width_vs_N": gathered(expand(f"{TM_RES}/width/N{{N}}.csv", N=TM_CFG["width_search"]["N"])),
+    "width_vs_N": gathered(
+        expand(f"{TM_RES}/width/N{{N}}.csv", N=TM_CFG["width_search"]["N"])
+    ),
     "copy_accuracy": gathered(
         expand(
             f"{TM_RES}/copy/{{pattern}}_L{{depth}}.csv",
@@ -57,18 +80,18 @@ rule tm_memorize:
     output:
         curve=f"{TM_RES}/memorize/{{variant}}_curve.csv",
         summary=f"{TM_RES}/memorize/{{variant}}_summary.csv",
-    params:
-        **TM_PARAMS,
-        cfg=TM_MEM,
-    wildcard_constraints:
-        variant="|".join(TM_VARIANTS),
-    threads: TM_CFG["threads"]
-    conda:
-        ENV
     log:
         f"logs/{TM}/memorize_{{variant}}.log",
     benchmark:
         f"results/benchmarks/{TM}/memorize_{{variant}}.tsv"
+    wildcard_constraints:
+        variant="|".join(TM_VARIANTS),
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    params:
+        **TM_PARAMS,
+        **TM_MEM,
     script:
         script_path(TM, "memorize")
 
@@ -79,19 +102,19 @@ rule tm_heads:
         lib=script_deps(TM, "heads"),
     output:
         f"{TM_RES}/heads/h{{heads}}_s{{size}}.csv",
-    params:
-        **TM_PARAMS,
-        cfg=TM_MEM,
-    wildcard_constraints:
-        heads=r"\d+",
-        size=r"\d+|d",
-    threads: TM_CFG["threads"]
-    conda:
-        ENV
     log:
         f"logs/{TM}/heads_h{{heads}}_s{{size}}.log",
     benchmark:
         f"results/benchmarks/{TM}/heads_h{{heads}}_s{{size}}.tsv"
+    wildcard_constraints:
+        heads=r"\d+",
+        size=r"\d+|d",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    params:
+        **TM_PARAMS,
+        **TM_MEM,
     script:
         script_path(TM, "heads")
 
@@ -102,19 +125,19 @@ rule tm_width:
         lib=script_deps(TM, "width"),
     output:
         f"{TM_RES}/width/N{{N}}.csv",
-    params:
-        **TM_PARAMS,
-        memorization=TM_MEM,
-        cfg=TM_CFG["width_search"],
-    wildcard_constraints:
-        N=r"\d+",
-    threads: TM_CFG["threads"]
-    conda:
-        ENV
     log:
         f"logs/{TM}/width_N{{N}}.log",
     benchmark:
         f"results/benchmarks/{TM}/width_N{{N}}.tsv"
+    wildcard_constraints:
+        N=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    params:
+        **TM_PARAMS,
+        **tm_settings("memorization", "vocab_size", "d", "n", "n_classes", "lr"),
+        **tm_settings("width_search", "widths", "epochs"),
     script:
         script_path(TM, "width")
 
@@ -125,19 +148,19 @@ rule tm_copy:
         lib=script_deps(TM, "copying"),
     output:
         f"{TM_RES}/copy/{{pattern}}_L{{depth}}.csv",
-    params:
-        **TM_PARAMS,
-        cfg=TM_CFG["copy"],
-    wildcard_constraints:
-        pattern="[a-z_]+",
-        depth=r"\d+",
-    threads: TM_CFG["threads"]
-    conda:
-        ENV
     log:
         f"logs/{TM}/copy_{{pattern}}_L{{depth}}.log",
     benchmark:
         f"results/benchmarks/{TM}/copy_{{pattern}}_L{{depth}}.tsv"
+    wildcard_constraints:
+        pattern="[a-z_]+",
+        depth=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    params:
+        **TM_PARAMS,
+        **tm_settings("copy", *TM_ENCODER),
     script:
         script_path(TM, "copying")
 
@@ -148,18 +171,18 @@ rule tm_mixers:
         lib=script_deps(TM, "mixers"),
     output:
         f"{TM_RES}/mixers/{{alternative}}_k{{k}}.csv",
-    params:
-        **TM_PARAMS,
-        cfg=TM_CFG["mixers"],
-    wildcard_constraints:
-        alternative="attention|bilinear|conv",
-        k=r"\d+",
-    threads: TM_CFG["threads"]
-    conda:
-        ENV
     log:
         f"logs/{TM}/mixers_{{alternative}}_k{{k}}.log",
     benchmark:
         f"results/benchmarks/{TM}/mixers_{{alternative}}_k{{k}}.tsv"
+    wildcard_constraints:
+        alternative="attention|bilinear|conv",
+        k=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    params:
+        **TM_PARAMS,
+        **tm_settings("mixers", *TM_ENCODER, "depth", "kernel"),
     script:
         script_path(TM, "mixers")

@@ -1,11 +1,16 @@
 # Stage: universal approximation (Yun et al. 2020a/b; Fang et al. 2022; Kajitsuka & Sato 2024
 # Prop. 1). Constructions are reconstructed (see shared/papers/yun_fang.md); claims say so.
-import math
-
 UA = "universal_approximation"
 UA_CFG = config[UA]
 UA_RES = f"results/{UA}"
 UA_BUDGET = UA_CFG["grid_budget"]
+
+
+def ua_settings(section, *keys):
+    """The settings ``keys`` of ``universal_approximation.<section>``: a job's params hold only
+    what it uses, so a value added to another setting (or a figure's) does not rerun it.
+    """
+    return {key: UA_CFG[section][key] for key in keys}
 
 
 # Lemma 6 grids (1/delta, d, n, size): within the budget they are checked, above it skipped.
@@ -17,33 +22,16 @@ UA_L6_ALL = [
 ]
 UA_L6_KEEP = [g for g in UA_L6_ALL if g[3] <= UA_BUDGET]
 UA_L6_SKIP = [g for g in UA_L6_ALL if g[3] > UA_BUDGET]
-UA_SPARSE_GRIDS = [
-    (m, d, n)
-    for m in UA_CFG["sparse_mapping"]["inv_delta"]
-    for d in UA_CFG["sparse_mapping"]["d"]
-    for n in UA_CFG["sparse_mapping"]["n"]
-    if m ** (n * d) <= UA_CFG["sparse_mapping"]["grid_budget"]
+UA_TARGETS = UA_CFG["approximation"]["targets"] + [
+    UA_CFG["approximation"]["positional_target"]
 ]
-# Refuse, before any job runs, approximation value tables over the budget (size and budget named).
-for _m in UA_CFG["approximation"]["inv_delta"]:
-    _n, _d = UA_CFG["approximation"]["n"], UA_CFG["approximation"]["d"]
-    for _what, _size in (
-        ("distinct-token classes", math.comb(_m**_d, _n)),
-        ("multisets (Kajitsuka & Sato memorization)", math.comb(_m**_d + _n - 1, _n)),
-        ("positional grid", _m ** (_n * _d)),
-    ):
-        if _size > UA_BUDGET:
-            raise WorkflowError(
-                f"{UA}.approximation.inv_delta contains {_m}: the {_what} table has {_size} "
-                f"entries (n={_n}, d={_d}), over {UA}.grid_budget = {UA_BUDGET}. Nothing was "
-                "run; lower inv_delta, n or d, or raise the budget."
-            )
-UA_TARGETS = UA_CFG["approximation"]["targets"] + [UA_CFG["approximation"]["positional_target"]]
 
 TABLES[UA] = {
     "lemma6": COMPUTED,
     "lemma6_softmax": COMPUTED,
-    "approximation": gathered(expand(f"{UA_RES}/approximation/{{target}}.csv", target=UA_TARGETS)),
+    "approximation": gathered(
+        expand(f"{UA_RES}/approximation/{{target}}.csv", target=UA_TARGETS)
+    ),
     "patterns": COMPUTED,
     "sparse_mapping": COMPUTED,
     "polynomial_staircase": COMPUTED,
@@ -66,19 +54,19 @@ rule ua_lemma6:
     output:
         summary=f"{UA_RES}/lemma6/m{{m}}_d{{d}}_n{{n}}.csv",
         softmax=f"{UA_RES}/lemma6/softmax_m{{m}}_d{{d}}_n{{n}}.csv",
-    params:
-        cfg=UA_CFG["lemma6"],
-        budget=UA_BUDGET,
+    log:
+        f"logs/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.log",
+    benchmark:
+        f"results/benchmarks/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.tsv"
     wildcard_constraints:
         m=r"\d+",
         d=r"\d+",
         n=r"\d+",
     conda:
         ENV
-    log:
-        f"logs/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.log",
-    benchmark:
-        f"results/benchmarks/{UA}/lemma6_m{{m}}_d{{d}}_n{{n}}.tsv"
+    params:
+        **ua_settings("lemma6", "beta_min", "beta_max", "softmax_tol", "softmax_subset"),
+        grid_budget=UA_BUDGET,
     script:
         script_path(UA, "lemma6")
 
@@ -87,18 +75,20 @@ rule ua_lemma6_gather:
     """One Lemma 6 table (skipped grids listed with their size) and one softmax table."""
     input:
         summaries=[f"{UA_RES}/lemma6/m{m}_d{d}_n{n}.csv" for m, d, n, _ in UA_L6_KEEP],
-        curves=[f"{UA_RES}/lemma6/softmax_m{m}_d{d}_n{n}.csv" for m, d, n, _ in UA_L6_KEEP],
+        curves=[
+            f"{UA_RES}/lemma6/softmax_m{m}_d{d}_n{n}.csv" for m, d, n, _ in UA_L6_KEEP
+        ],
         lib=script_deps(UA, "lemma6_gather"),
     output:
         summary=table_output(UA, "lemma6"),
         softmax=table_output(UA, "lemma6_softmax"),
-    params:
-        skipped=[list(s) for s in UA_L6_SKIP],
-        budget=UA_BUDGET,
-    conda:
-        ENV
     log:
         f"logs/{UA}/lemma6_gather.log",
+    conda:
+        ENV
+    params:
+        skipped=[list(s) for s in UA_L6_SKIP],
+        grid_budget=UA_BUDGET,
     script:
         script_path(UA, "lemma6_gather")
 
@@ -109,16 +99,18 @@ rule ua_approximation:
         lib=script_deps(UA, "approximation"),
     output:
         f"{UA_RES}/approximation/{{target}}.csv",
-    params:
-        cfg=UA_CFG["approximation"],
-        budget=UA_BUDGET,
-        seed=config["seed"],
-    conda:
-        ENV
     log:
         f"logs/{UA}/approximation_{{target}}.log",
     benchmark:
         f"results/benchmarks/{UA}/approximation_{{target}}.tsv"
+    conda:
+        ENV
+    params:
+        **ua_settings(
+            "approximation", "inv_delta", "samples", "n", "d", "lam", "mp_dps"
+        ),
+        grid_budget=UA_BUDGET,
+        seed=config["seed"],
     script:
         script_path(UA, "approximation")
 
@@ -129,16 +121,15 @@ rule ua_patterns:
         lib=script_deps(UA, "patterns"),
     output:
         table_output(UA, "patterns"),
-    params:
-        names=UA_CFG["patterns"]["names"],
-        n=UA_CFG["patterns"]["n"],
-        seed=config["seed"],
-    conda:
-        ENV
     log:
         f"logs/{UA}/patterns.log",
     benchmark:
         f"results/benchmarks/{UA}/patterns.tsv"
+    conda:
+        ENV
+    params:
+        **ua_settings("patterns", "n", "names"),
+        seed=config["seed"],
     script:
         script_path(UA, "patterns")
 
@@ -149,16 +140,15 @@ rule ua_sparse_mapping:
         lib=script_deps(UA, "sparse_mapping"),
     output:
         table_output(UA, "sparse_mapping"),
-    params:
-        names=UA_CFG["sparse_mapping"]["names"],
-        grids=UA_SPARSE_GRIDS,
-        seed=config["seed"],
-    conda:
-        ENV
     log:
         f"logs/{UA}/sparse_mapping.log",
     benchmark:
         f"results/benchmarks/{UA}/sparse_mapping.tsv"
+    conda:
+        ENV
+    params:
+        **ua_settings("sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"),
+        seed=config["seed"],
     script:
         script_path(UA, "sparse_mapping")
 
@@ -169,15 +159,15 @@ rule ua_staircase:
         lib=script_deps(UA, "staircase"),
     output:
         table_output(UA, "polynomial_staircase"),
-    params:
-        cfg=UA_CFG["polynomial"],
-        seed=config["seed"],
-    conda:
-        ENV
     log:
         f"logs/{UA}/staircase.log",
     benchmark:
         f"results/benchmarks/{UA}/staircase.tsv"
+    conda:
+        ENV
+    params:
+        **ua_settings("polynomial", "d", "max_blocks", "max_degree", "n_test"),
+        seed=config["seed"],
     script:
         script_path(UA, "staircase")
 
@@ -188,14 +178,16 @@ rule ua_regression:
         lib=script_deps(UA, "regression"),
     output:
         table_output(UA, "polynomial_regression"),
-    params:
-        cfg=UA_CFG["regression"],
-        seed=config["seed"],
-    conda:
-        ENV
     log:
         f"logs/{UA}/regression.log",
     benchmark:
         f"results/benchmarks/{UA}/regression.tsv"
+    conda:
+        ENV
+    params:
+        **ua_settings(
+            "regression", "d", "degree", "n_train", "sigma", "repeats", "n_test"
+        ),
+        seed=config["seed"],
     script:
         script_path(UA, "regression")

@@ -9,6 +9,19 @@ and the figure that shows it. ``evaluate`` computes the measured value from the 
 
 A measured value of NaN means the claim could not be decided (for example float64 collapsed and no
 higher-precision result exists): it is reported as ``not evaluated``, never as a pass.
+
+Two kinds of claim are reported apart everywhere (``kind``):
+
+- a **finding** could fail if the paper's statement were false, on data where the alternative is
+  possible; its ``control`` names the alternative it rules out (uniform attention, hardmax, a power
+  law, another pattern or model);
+- a **check** is an identity, a count of our own construction, a rigorous but loose sufficient
+  bound or a sanity property; its ``control`` says which. Checks guard against regressions and are
+  never counted as evidence.
+
+``basis`` says where the threshold comes from: ``mathematics`` (an exact count, a rounding bound, a
+rate), ``measured spread`` (an interval over trials or seeds) or ``convention`` (a tolerance we
+chose; the claim says so).
 """
 
 from __future__ import annotations
@@ -30,6 +43,9 @@ STAGES = (
     "universal_approximation",
     "trained_models",
 )
+
+KINDS = ("finding", "check")
+BASES = ("mathematics", "measured spread", "convention")
 
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -63,10 +79,19 @@ class Claim:
     figure: str  # the figure's name: figures/<stage>/<figure>.png
     tables: tuple[str, ...]  # the tables' names: results/<stage>/<table>.csv
     evaluate: Callable[[Mapping[str, pd.DataFrame]], Measurement]
+    kind: str  # "finding" or "check"
+    control: str  # finding: the alternative it rules out; check: what kind of check it is
+    basis: str  # where the threshold comes from: one of BASES
 
     def __post_init__(self) -> None:
         if self.op not in COMPARISONS:
             raise ValueError(f"claim {self.id}: unknown comparison {self.op!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.basis not in BASES:
+            raise ValueError(f"claim {self.id}: basis must be one of {BASES}, got {self.basis!r}")
+        if not self.control.strip():
+            raise ValueError(f"claim {self.id}: a {self.kind} names its control")
 
     @property
     def stage(self) -> str:
@@ -83,6 +108,7 @@ class Claim:
         return {
             "id": self.id,
             "stage": self.stage,
+            "kind": self.kind,
             "paper": self.paper,
             "where": self.where,
             "statement": self.statement,
@@ -93,6 +119,8 @@ class Claim:
             "passed": passed,
             "status": ("pass" if passed else "fail") if decided else "not evaluated",
             "precision": m.precision,
+            "control": self.control,
+            "threshold_basis": self.basis,
             "provenance": self.provenance,
             "figure": f"figures/{self.stage}/{self.figure}.png",
             "note": m.note,
@@ -128,27 +156,38 @@ def evaluate_stage(stage: str, tables: Mapping[str, pd.DataFrame]) -> pd.DataFra
 
 
 def summary_line(claims_table: pd.DataFrame) -> str:
-    """``"Claims: 7/8 passed, 1 failed, 0 not evaluated"``."""
-    counts = claims_table["status"].value_counts()
-    return (
-        f"Claims: {counts.get('pass', 0)}/{len(claims_table)} passed, "
-        f"{counts.get('fail', 0)} failed, {counts.get('not evaluated', 0)} not evaluated"
-    )
+    """``"Findings: 7/8 passed, 1 failed, 0 not evaluated; checks: 20/20 passed, ..."``."""
+    parts = []
+    for kind in KINDS:
+        rows = claims_table[claims_table["kind"] == kind]
+        counts = rows["status"].value_counts()
+        parts.append(f"{kind}s: {counts.get('pass', 0)}/{len(rows)} passed, "
+                     f"{counts.get('fail', 0)} failed, {counts.get('not evaluated', 0)} not evaluated")
+    line = "; ".join(parts)
+    return line[0].upper() + line[1:]
 
 
 def markdown_table() -> str:
-    """The README's table of claims, generated from the registry."""
-    lines = [
-        "| id | paper, place | statement | passes when | provenance |",
-        "|---|---|---|---|---|",
-    ]
-    for c in registry():
-        cells = [
-            f"`{c.id}`",
-            f"{c.paper}, {c.where}",
-            c.statement,
-            f"{c.metric} {c.op} {c.threshold:g}",
-            c.provenance,
+    """The README's tables of claims, findings apart from checks, generated from the registry."""
+    lines = []
+    for kind, control in (("finding", "rules out (control)"), ("check", "kind of check")):
+        lines += [
+            f"**{kind.capitalize()}s**",
+            "",
+            f"| id | paper, place | statement | passes when (threshold from) | {control} | provenance |",
+            "|---|---|---|---|---|---|",
         ]
-        lines.append("| " + " | ".join(s.replace("|", "\\|") for s in cells) + " |")
-    return "\n".join(lines) + "\n"
+        for c in registry():
+            if c.kind != kind:
+                continue
+            cells = [
+                f"`{c.id}`",
+                f"{c.paper}, {c.where}",
+                c.statement,
+                f"{c.metric} {c.op} {c.threshold:g} ({c.basis})",
+                c.control,
+                c.provenance,
+            ]
+            lines.append("| " + " | ".join(s.replace("|", "\\|") for s in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from expressivity.claims import Claim, Measurement
-from expressivity.counterexamples import HARDMAX_GAP_BOUND
+from expressivity.theorem1 import HARDMAX_GAP_BOUND
 
 KS = "Kajitsuka & Sato 2024"
 BB = "Zaheer et al. 2020 (BigBird)"
@@ -101,6 +101,8 @@ BOLTZ_PROV = (f"operator and its link to attention: {KS} [V]; properties: derive
 CLAIMS = [
     Claim(
         id="hardmax_vs_softmax.boltzmann_bounds",
+        kind="check", basis="mathematics",
+        control="identity: an inequality of the Boltzmann operator, true for every vector",
         paper=KS, where="Sec. 3 (Boltzmann operator)",
         statement="max(a) - log n <= boltz(a) <= max(a) for every vector a of length n",
         provenance=BOLTZ_PROV,
@@ -111,6 +113,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.boltzmann_hardmax_limit",
+        kind="check", basis="mathematics",
+        control="identity: monotone limit of boltz(beta a)/beta",
         paper=KS, where="Sec. 3 (softmax versus hardmax)",
         statement="boltz(beta a)/beta is non-decreasing in beta and within log(n)/beta of max(a), "
                   "so it tends to max(a): softmax attention tends to hardmax",
@@ -122,6 +126,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.boltzmann_append",
+        kind="check", basis="mathematics",
+        control="identity: boltz(a + [t]) is a convex combination",
         paper=KS, where="Sec. 3 (monotonicity lemma, recalled [R])",
         statement="appending t to a lowers boltz exactly when t < boltz(a)",
         provenance=BOLTZ_PROV,
@@ -131,6 +137,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.rank1_attention_is_boltzmann",
+        kind="check", basis="mathematics",
+        control="identity between two computations of one quantity",
         paper=KS, where="Sec. 3 (connection softmax - Boltzmann)",
         statement="with W_K = w^T, W_Q = lam w^T, W_V = w^T the attention value of query k is "
                   "boltz(lam z_k z)/(lam z_k), z = Xw",
@@ -143,6 +151,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_hardmax_blind",
+        kind="check", basis="mathematics",
+        control="float64 twin of theorem1_hardmax_exact, within a rounding bound",
         paper=KS, where="Theorem 1",
         statement="one-layer hardmax attention (any heads, head size, weights) gives identical "
                   "outputs at the shared tokens of (1,2,4,5)e and (1,2.5,3.5,5)e, so a one-layer "
@@ -155,6 +165,9 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_hardmax_exact",
+        kind="finding", basis="mathematics",
+        control="rules out a hardmax layer that separates the pair; control arm: softmax on the same "
+                "draws does (theorem1_softmax_sees)",
         paper=KS, where="Theorem 1",
         statement="the same outputs are equal exactly in rational arithmetic (no rounding at all)",
         provenance=f"statement: {KS} Thm 1 [V]; counterexample dataset and argument: ours [D]",
@@ -164,6 +177,9 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_sees",
+        kind="finding", basis="convention",
+        control="rules out softmax being as blind as hardmax on the pair; control arm: hardmax on the"
+                " same draws (gap exactly 0)",
         paper=KS, where="Theorem 1 versus Theorem 2",
         statement="softmax attention on the same draws separates the shared tokens",
         provenance=f"{KS} [V] (softmax is a contextual mapping); measurement ours [D]",
@@ -175,6 +191,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_memorizes",
+        kind="check", basis="mathematics",
+        control="our explicit construction evaluated",
         paper=KS, where="Theorem 2 / Corollary 1 on the Theorem 1 dataset",
         statement="one explicit one-layer, single-head, rank-1 softmax Transformer with a "
                   "Zhang et al. ReLU FFN reproduces all eight labels",
@@ -186,6 +204,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.bigbird_hardmax_exact",
+        kind="check", basis="mathematics",
+        control="the construction evaluated (exact by construction)",
         paper=BB, where="Prop. 1 (Sec. 3.4, App. C)",
         statement="one dense hardmax attention layer (Q = -a, K = a, V = [0; a]) returns every "
                   "unit vector's furthest vector exactly; the sparse lower bound (Omega~(n^(1-o(1))) "
@@ -198,6 +218,8 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.bigbird_softmax_limit",
+        kind="check", basis="mathematics",
+        control="a rigorous sufficient bound, loose (tightness in the note)",
         paper=BB, where="Prop. 1 with softmax",
         statement="softmax attention at inverse temperature beta finds every furthest vector once "
                   "beta exceeds the instance's sufficient value",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from expressivity.claims import Claim, Measurement
-from expressivity.contextual_mapping import FLOAT64_DIGITS
+from expressivity.rank1.layer import FLOAT64_DIGITS
 
 KS = "Kajitsuka & Sato 2024"
 PROV_THM2 = (f"statement: {KS} Thm 2 [R] (recalled, consistent with the abstract [V]); "
@@ -104,6 +104,9 @@ def _digits(t):
 CLAIMS = [
     Claim(
         id="memorization.contextual_mapping",
+        kind="check", basis="mathematics",
+        control="passes with uniform averaging (lambda = 0) on these random datasets too: not "
+                "evidence of selectivity",
         paper=KS, where="Theorem 2",
         statement="one-layer, single-head self-attention with rank-1 weights W_K = v^T, "
                   "W_Q = lam v^T, W_V = v^T, W_O = eps/(4 r_max) u is a contextual mapping: every "
@@ -117,6 +120,8 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.delta_at_least_theory",
+        kind="check", basis="mathematics",
+        control="a rigorous lower bound, loose by orders of magnitude (margin in the note)",
         paper=KS, where="Theorem 2, eq. (8)",
         statement="at lam_theory the measured separation is at least eq. (8)'s delta",
         provenance=PROV_THM2,
@@ -126,6 +131,8 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.bounded_outputs",
+        kind="check", basis="mathematics",
+        control="a property of the construction",
         paper=KS, where="Theorem 2 (r = r_max + eps/4)",
         statement="every output of the layer has norm at most r_max + eps/4",
         provenance=PROV_THM2,
@@ -136,6 +143,8 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.exact_memorization",
+        kind="check", basis="mathematics",
+        control="our construction evaluated; mean pooling separates these random datasets too",
         paper=KS, where="Corollary 1",
         statement="the one-layer transformer (rank-1 attention + Zhang et al. ReLU FFN on the "
                   "context ids) reproduces every label of every dataset, for every N",
@@ -147,6 +156,8 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.parameters_linear",
+        kind="check", basis="convention",
+        control="a count of our own construction's formula",
         paper=KS, where="Corollary 1 / parameter count (author response, not verified)",
         statement="the memorizer's parameter count grows linearly in N (4d + d + 2nN), against "
                   "Kim et al. 2023's O~(d + n + sqrt(nN)) and the optimal O~(sqrt(nN))",
@@ -159,6 +170,9 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.hardmax_contrast",
+        kind="finding", basis="mathematics",
+        control="rules out hardmax separating the Theorem 1 pattern; control arm: hardmax (exact "
+                "delta = 0) against softmax (certified delta > 0)",
         paper=KS, where="Theorem 1 versus Theorem 2",
         statement="the same rank-1 layer with hardmax is not a contextual mapping on datasets "
                   "containing the Theorem 1 pattern (delta = 0 exactly), while with softmax it is",
@@ -172,6 +186,8 @@ CLAIMS = [
     ),
     Claim(
         id="memorization.digits_needed",
+        kind="check", basis="mathematics",
+        control="a property of the construction's constants",
         paper=KS, where="Theorem 2 (a finding the paper does not state)",
         statement="at the theoretical lam the separation needs far more digits than float64 "
                   "carries (thousands to tens of thousands for |V| <= 6); float64 collapses "

@@ -132,6 +132,8 @@ def _mixers(t):
 CLAIMS = [
     Claim(
         id="trained_models.rank1_memorizes",
+        kind="finding", basis="mathematics",
+        control="control arm: the attention-free model (no_attention_bounded); one seed",
         paper=KS, where="Sec. 6 (experiments)",
         statement="a one-layer, one-head, head-size-1 transformer with tied W_Q = W_K = W_V = w^T "
                   "(learned temperature, separate W_O, ReLU FFN, per-token classifier) trained "
@@ -145,6 +147,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.fixed_projection_memorizes",
+        kind="finding", basis="mathematics",
+        control="control arm: the attention-free model (no_attention_bounded); one seed",
         paper=KS, where="Thm 2 / Sec. 6; Reviewer 1's request",
         statement="with w fixed at the construction's projection vector (a random unit vector "
                   "meeting the projection lemma on V and 0) and only the temperature, W_O and FFN "
@@ -160,6 +164,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.no_attention_bounded",
+        kind="check", basis="mathematics",
+        control="a bound that holds for any token-only model",
         paper=KS, where="Sec. 1.3 (why contextual mappings are needed)",
         statement="without attention (a token-wise FFN) training accuracy cannot exceed the "
                   "token-only ceiling (each token's majority label over its sequences), which is "
@@ -173,6 +179,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.hardmax_evaluation_fails",
+        kind="check", basis="convention",
+        control="a softmax-trained model evaluated with hardmax: a distribution shift, not a test of "
+                "Theorem 1",
         paper=KS, where="Thm 1 (hardmax cannot memorize)",
         statement="the trained rank-1 model evaluated with hardmax instead of softmax no longer "
                   "memorizes the dataset",
@@ -186,6 +195,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.hardmax_ceiling",
+        kind="check", basis="mathematics",
+        control="a bound that holds by construction",
         paper=KS, where="Thm 1 mechanism",
         statement="the hardmax accuracy never exceeds the ceiling computed from (token, extreme "
                   "projection) groups for the learned w",
@@ -197,6 +208,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.heads_rank_memorize",
+        kind="check", basis="mathematics",
+        control="no arm fails, so no capacity is compared",
         paper=KS, where="Thm 2; Reviewers 1 and 2 (heads and rank)",
         statement="every tested number of heads h and head size s (tied weights) reaches 100 % "
                   "training accuracy: a single rank-1 head already suffices, more heads or rank "
@@ -209,6 +222,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.width_below_construction",
+        kind="finding", basis="mathematics",
+        control="rules out training needing the construction's width n N",
         paper=KS, where="Cor. 1 and the parameter count (notes Sec. 4.3)",
         statement="the smallest FFN width that training fits to 100 % is at most the "
                   "construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights), at "
@@ -222,6 +237,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_dense",
+        kind="finding", basis="convention",
+        control="control arms: STAR and RANDOM patterns (copy_star_random_fail)",
         paper=YB, where="Sec. 5, copying task",
         statement="a dense-attention encoder copies the sequences (held-out token accuracy "
                   f">= {COPY_SUCCESS}) at the largest depth tried",
@@ -233,6 +250,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_strided_fixed",
+        kind="finding", basis="convention",
+        control="control arms: STAR and RANDOM patterns (copy_star_random_fail)",
         paper=YB, where="Sec. 5, copying task",
         statement="STRIDED and FIXED sparse encoders copy with four layers (held-out token "
                   f"accuracy >= {COPY_SUCCESS})",
@@ -247,6 +266,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_star_random_fail",
+        kind="finding", basis="convention",
+        control="control arms: DENSE, STRIDED and FIXED, which reach the target",
         paper=YB, where="Sec. 5, copying task",
         statement="STAR and RANDOM sparse encoders do not copy with four layers (held-out token "
                   f"accuracy < {COPY_SUCCESS})",
@@ -259,6 +280,8 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.attention_beats_alternatives",
+        kind="finding", basis="convention",
+        control="control arms: the bilinear and convolution mixers alone",
         paper=YA, where="Sec. 5 (alternatives to self-attention), qualitative",
         statement="on a task that needs the whole sequence (count each token's occurrences), an "
                   "all-self-attention encoder is at least as accurate as the same depth of "

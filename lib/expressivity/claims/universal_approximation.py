@@ -206,6 +206,8 @@ def _regression(t, exact):
 CLAIMS = [
     Claim(
         id="universal_approximation.lemma6_properties",
+        kind="check", basis="mathematics",
+        control="our reconstruction verified on every grid input",
         paper=YA, where="Lemma 6 (numbering recalled)",
         statement="selective-shift attention layers are a contextual mapping on the grid: "
                   "distinct entries (1), disjoint entries across non-permuted inputs (2), "
@@ -219,6 +221,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.lemma6_layers",
+        kind="check", basis="mathematics",
+        control="a count of our construction",
         paper=YA, where="Lemma 6",
         statement="the contextual mapping uses delta^-d + 1 attention layers (2 heads of size 1)",
         provenance=L6_PROV,
@@ -228,6 +232,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.lemma6_matrices_exact",
+        kind="check", basis="mathematics",
+        control="identity: attention matrices equal the integer reference",
         paper=YA, where="Lemma 6 (two-head hardmax layers)",
         statement="real attention matrices (W_Q, W_K, W_V, W_O, hardmax) reproduce the exact "
                   "integer reference on every grid input where float64 is exact",
@@ -239,6 +245,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.lemma6_softmax",
+        kind="check", basis="convention",
+        control="softmax reaching hardmax at large beta, to a chosen tolerance",
         paper=YA, where="Sec. 4, step 3 (hardmax as the limit of softmax)",
         statement="at a finite inverse temperature, softmax selective shifts match the hardmax "
                   "contextual mapping to a relative error of 1e-9 on every grid input",
@@ -251,6 +259,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.error_falls_with_delta",
+        kind="finding", basis="convention",
+        control="rules out an error that does not fall with delta (slope 0)",
         paper=f"{YA}; {KS}", where="Yun Thm 2-3 / Prop. 4; Kajitsuka & Sato Prop. 1",
         statement="the L^1 and L^2 errors of the constructed Transformers fall as delta shrinks "
                   "(two equivariant targets, both routes; positional encoding for a "
@@ -266,6 +276,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.value_mapping_property4",
+        kind="check", basis="mathematics",
+        control="a property of the construction",
         paper=YA, where="Lemma 7 with Lemma 6 property 4",
         statement="on the Monte-Carlo sample every contextual value that is not a grid value "
                   "lies outside [t_l, t_r], so the value mapping can send it to 0",
@@ -278,6 +290,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.two_layer_route",
+        kind="check", basis="mathematics",
+        control="our construction within its rounding bound",
         paper=KS, where="Proposition 1",
         statement="FFN, one rank-1 single-head softmax attention layer, FFN (3 layers at every "
                   "delta) reproduce the piecewise-constant target at every grid input",
@@ -290,6 +304,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.assumption1",
+        kind="check", basis="mathematics",
+        control="a graph property of the listed patterns",
         paper=YB, where="Assumption 1 (recalled)",
         statement="STRIDED, FIXED, STAR, sliding window, Longformer- and BigBird-like patterns "
                   "satisfy Assumption 1 (self-loops, Hamiltonian path, finite s) at every n; "
@@ -301,6 +317,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.connections_linear",
+        kind="check", basis="convention",
+        control="a count of the patterns' connections",
         paper=YB, where="title and Sec. 4 (O(n) connections)",
         statement="connections per layer grow like n for STAR, window, Longformer/BigBird-like "
                   "and RANDOM patterns, n^1.5 for STRIDED/FIXED at w ~ sqrt(n), n^2 for dense",
@@ -312,6 +330,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.sparse_contextual_mapping",
+        kind="check", basis="mathematics",
+        control="our construction verified on every grid input",
         paper=YB, where="Sec. 4 (sparse selective shifts)",
         statement="with a shift factor above the whole code range, sparse selective shifts give a "
                   "contextual mapping separating every grid input, with at most p n delta^-d + s "
@@ -324,6 +344,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.sparse_shift_pitfall",
+        kind="check", basis="mathematics",
+        control="a property of our scan (the dense pattern shows it too)",
         paper=YB, where="Sec. 4 (our notes' pitfall)",
         statement="with the dense shift factor delta^-d instead, the sparse construction fails "
                   "for some pattern (FIXED, STRIDED or sliding window)",
@@ -335,6 +357,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.polynomial_exact",
+        kind="check", basis="convention",
+        control="linear algebra of our features",
         paper=FANG, where="main theorem (abstract)",
         statement="L fixed, untrained single-head attention blocks with a linear read-out give "
                   "every polynomial of degree <= L with zero error",
@@ -347,6 +371,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.polynomial_cutoff",
+        kind="check", basis="convention",
+        control="linear algebra of our features",
         paper=FANG, where="main theorem (number of blocks = degree)",
         statement="with fewer blocks than the degree the error is at least 1e-2",
         provenance=FANG_PROV,
@@ -358,6 +384,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.polynomial_no_tradeoff",
+        kind="check", basis="convention",
+        control="least-squares variance sigma^2 T / N of our features",
         paper=FANG, where="ICLR 2023 version, abstract (MSE analysis)",
         statement="with blocks >= degree the excess test risk falls like 1/N (no approximation "
                   "floor)",
@@ -370,6 +398,8 @@ CLAIMS = [
     ),
     Claim(
         id="universal_approximation.polynomial_floor",
+        kind="check", basis="convention",
+        control="least-squares variance of our features",
         paper=FANG, where="ICLR 2023 version, abstract (trade-off avoided only when exact)",
         statement="with blocks = degree - 1 the excess risk stalls at a floor",
         provenance=FANG_PROV,

@@ -2,12 +2,11 @@
 
 import pandas as pd
 
-from expressivity.counterexamples import bigbird_table
+from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_table
 from expressivity.io import write_table
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-rows = bigbird_table(snakemake.params.seed, int(snakemake.wildcards.n), cfg["trials"],
-                     cfg["beta_min"], cfg["beta_max"], cfg["n_betas"])
+log = job_log(snakemake)
+rows = bigbird_table(n=int(snakemake.wildcards.n), **dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
-with open(snakemake.log[0], "w") as log:
-    log.write(f"{len(rows)} rows\n")
+log.info(f"{len(rows)} rows")

@@ -2,15 +2,12 @@
 
 import pandas as pd
 
-from expressivity.boltzmann import check_vectors
+from expressivity.experiments.hardmax_vs_softmax.boltzmann import check_chunk
 from expressivity.io import write_table
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-chunk, n_chunks = int(snakemake.wildcards.chunk), snakemake.params.n_chunks
-first = chunk * cfg["n_vectors"] // n_chunks
-last = (chunk + 1) * cfg["n_vectors"] // n_chunks
-rows = check_vectors(snakemake.params.seed, first, last, cfg["size_min"], cfg["size_max"],
-                     cfg["scale_max"], cfg["tie_fraction"], cfg["spreads"], cfg["mp_dps"])
+log = job_log(snakemake)
+chunk = int(snakemake.wildcards.chunk)
+rows = check_chunk(chunk=chunk, **dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
-with open(snakemake.log[0], "w") as log:
-    log.write(f"checked vectors {first}..{last - 1}\n")
+log.info(f"chunk {chunk}: checked vectors {rows[0]['vector']}..{rows[-1]['vector']}")

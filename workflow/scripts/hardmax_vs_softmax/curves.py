@@ -2,8 +2,11 @@
 
 import pandas as pd
 
-from expressivity.boltzmann import limit_curves
+from expressivity.experiments.hardmax_vs_softmax.boltzmann import limit_curves
 from expressivity.io import write_table
+from expressivity.joblog import job_log
 
-rows = limit_curves(snakemake.params.seed, (4, 16, 64), snakemake.params.cfg["example_betas"])
+log = job_log(snakemake)
+rows = limit_curves(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info(f"{len(rows)} points")

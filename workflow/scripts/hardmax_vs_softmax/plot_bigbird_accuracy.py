@@ -1,8 +1,10 @@
 """Figure: furthest-vector accuracy of softmax attention against beta, one curve per n."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["n", "sigma", "beta", "accuracy", "beta_sufficient"])
 soft = df[df["sigma"] == "softmax"]
 with figure() as (fig, ax):

@@ -1,8 +1,10 @@
 """Figure: boltz(beta a)/beta against beta, with max(a) and max(a) - log(n)/beta."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["example", "n", "beta", "boltz_over_beta", "max", "lower_bound"])
 with figure() as (fig, ax):
     for (_, part), colour in zip(df.groupby("example"), PALETTE, strict=False):

@@ -2,10 +2,12 @@
 
 import numpy as np
 
-from expressivity.counterexamples import HARDMAX_GAP_BOUND
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
+from expressivity.theorem1 import HARDMAX_GAP_BOUND
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["gap_hardmax", "gap_softmax", "weight_scale"])
 floor = 1e-20  # an exact zero is drawn at this floor (marked on the axis)
 with figure() as (fig, ax):

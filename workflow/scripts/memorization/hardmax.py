@@ -2,15 +2,11 @@
 
 import pandas as pd
 
-from expressivity.contextual_mapping import hardmax_contrast_rows
+from expressivity.experiments.memorization import hardmax_contrast
 from expressivity.io import write_table
-from expressivity.rng import generator
+from expressivity.joblog import job_log
 
-p = snakemake.params
-rows = []
-for d in p.cfg["d"]:
-    rows += hardmax_contrast_rows(generator(p.seed, "memorization.hardmax", d=d), d,
-                                  p.cfg["draws"], margin=p.common["margin"])
+log = job_log(snakemake)
+rows = hardmax_contrast(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
-with open(snakemake.log[0], "w") as log:
-    log.write(f"{len(rows)} draws\n")
+log.info(f"{len(rows)} draws")

@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["lam", "float64_log10_delta", "certified_log10_delta",
                                      "arb_log10_delta", "lam_theory", "lam_min"])
 lam = df["lam"].to_numpy()

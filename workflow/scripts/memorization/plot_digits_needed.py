@@ -2,10 +2,12 @@
 
 import numpy as np
 
-from expressivity.contextual_mapping import FLOAT64_DIGITS
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.rank1.layer import FLOAT64_DIGITS
 
+log = job_log(snakemake)
 th = read_table(snakemake.input.theory, ["V", "digits_theory", "digits_needed", "digits_star"])
 se = read_table(snakemake.input.search, ["V", "digits_theory", "digits_star", "lam_ratio"])
 with figure(figsize=(6.5, 4.5)) as (fig, ax):

@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["d", "draw", "softmax_log10_delta", "hardmax_equal_exact"])
 with figure() as (fig, ax):
     x = np.arange(len(df))

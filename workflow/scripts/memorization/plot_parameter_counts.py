@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["d", "V", "n", "N", "n_parameters", "kim2023_order",
                                      "optimal_order", "series_slope"])
 with figure(figsize=(6.5, 4.5)) as (fig, ax):

@@ -1,8 +1,10 @@
 """Figure: d_min / n against n, next to d = n (exact representation)."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input.sweep, ["n", "k", "d_min_over_n"])
 ks = sorted(df["k"].unique())
 

@@ -2,10 +2,12 @@
 
 import numpy as np
 
+from expressivity.claims.sparse_approximation import log_fit
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
-from expressivity.sparse_approximation import log_fit
 
+log = job_log(snakemake)
 df = read_table(snakemake.input.sweep, ["n", "k", "d_min", "d_jl"])
 ks = sorted(df["k"].unique())
 with figure() as (fig, ax):

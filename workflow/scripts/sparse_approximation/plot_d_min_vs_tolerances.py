@@ -4,8 +4,10 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input.vary, ["varied", "eps_ratio", "eps_zero", "R", "form", "d_min",
                                        "d_jl"])
 panels = [p for p in ("eps_ratio", "eps_zero", "R", "form") if p in set(df["varied"])]

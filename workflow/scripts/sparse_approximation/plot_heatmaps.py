@@ -1,8 +1,10 @@
 """Figure: A, row-normalised exp(B) and the fixed module's attention (numeric Figure 2)."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input.example, ["i", "j", "A", "expB_rownorm", "attention", "d", "k"])
 n = int(df["i"].max()) + 1
 d, k = int(df["d"].iloc[0]), int(df["k"].iloc[0])

@@ -3,8 +3,10 @@
 from matplotlib.ticker import NullFormatter
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input.logit_error, ["k", "d", "max_logit_error", "jl_bound_error",
                                         "jl_typical_error", "sufficient_error", "d_jl"])
 with figure() as (fig, ax):

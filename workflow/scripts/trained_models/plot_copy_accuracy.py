@@ -1,8 +1,10 @@
 """Figure: copying accuracy against depth, one line per attention pattern."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["pattern", "depth", "accuracy"])
 with figure() as (fig, ax):
     for i, (pattern, part) in enumerate(df.groupby("pattern", sort=False)):

@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["heads", "head_size", "accuracy", "epochs_to_perfect"])
 budget = int(df["epochs_budget"].iloc[0])
 with figure(1, 2, figsize=(9, 3.8)) as (fig, axes):

@@ -1,8 +1,10 @@
 """Figure: training accuracy against epoch for the memorization variants."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 curve = read_table(snakemake.input.memorization_curve, ["variant", "epoch", "accuracy"])
 summary = read_table(snakemake.input.memorization_summary, ["variant", "accuracy", "accuracy_hardmax"])
 names = {"learned": "tied rank-1, w learned", "fixed": "tied rank-1, w fixed (construction)",

@@ -1,8 +1,10 @@
 """Figure: counting-task accuracy against the number of attention layers kept."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["alternative", "attention_layers", "accuracy"])
 full = df[df["alternative"] == "attention"]
 with figure() as (fig, ax):

@@ -1,8 +1,10 @@
 """Figure: smallest trained FFN width against N, next to the construction's width n N."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
 
+log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["N", "width", "reached", "construction_ffn_width"])
 per_n = df.groupby("N").agg(construction=("construction_ffn_width", "first"),
                             tried=("max_width_tried", "first")).reset_index()

@@ -2,15 +2,11 @@
 
 import pandas as pd
 
+from expressivity.experiments.universal_approximation import approximation_table
 from expressivity.io import write_table
-from expressivity.rng import generator
-from expressivity.universal import approximation_table, sample
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-name = snakemake.wildcards.target
-seed = snakemake.params.seed
-X = sample(generator(seed, "universal_approximation.sample"), cfg["samples"], cfg["n"], cfg["d"])
-rows = approximation_table(name, cfg["inv_delta"], X, cfg["lam"], snakemake.params.budget,
-                           generator(seed, "universal_approximation.ks", target=name),
-                           cfg["mp_dps"])
+log = job_log(snakemake)
+rows = approximation_table(target=snakemake.wildcards.target, **dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info("%d rows", len(rows))

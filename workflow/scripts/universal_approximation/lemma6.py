@@ -2,14 +2,13 @@
 
 import pandas as pd
 
-from expressivity.contextual_shift import lemma6_check
+from expressivity.experiments.universal_approximation import LEMMA6_SOFTMAX_COLUMNS, lemma6_check
 from expressivity.io import write_table
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-m, d, n = (int(snakemake.wildcards[k]) for k in ("m", "d", "n"))
-betas = [cfg["beta_min"] * 2**k for k in range(64) if cfg["beta_min"] * 2**k <= cfg["beta_max"]]
-row, curve = lemma6_check(m, d, n, snakemake.params.budget, betas, cfg["softmax_tol"],
-                          cfg["softmax_subset"])
+log = job_log(snakemake)
+row, curve = lemma6_check(**{k: int(snakemake.wildcards[k]) for k in ("m", "d", "n")},
+                          **dict(snakemake.params.items()))
 write_table(pd.DataFrame([row]), snakemake.output.summary)
-cols = ["inv_delta", "d", "n", "beta", "beta_real", "rel_error_subset", "rel_error_full"]
-write_table(pd.DataFrame(curve, columns=cols), snakemake.output.softmax)
+write_table(pd.DataFrame(curve, columns=LEMMA6_SOFTMAX_COLUMNS), snakemake.output.softmax)
+log.info("%d inputs, softmax matches at beta = %s", row["inputs"], row["softmax_beta"])

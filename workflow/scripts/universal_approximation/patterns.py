@@ -2,12 +2,11 @@
 
 import pandas as pd
 
+from expressivity.experiments.universal_approximation import assumption_table
 from expressivity.io import write_table
-from expressivity.rng import generator
-from expressivity.sparse_patterns import assumption_table
+from expressivity.joblog import job_log
 
-rows = []
-for n in snakemake.params.n:
-    rng = generator(snakemake.params.seed, "universal_approximation.patterns", n=n)
-    rows += assumption_table(n, snakemake.params.names, rng)
+log = job_log(snakemake)
+rows = assumption_table(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info("%d rows", len(rows))

@@ -1,8 +1,10 @@
 """Figure: Monte-Carlo L^p error of the constructed transformers against the grid spacing."""
 
 from expressivity.io import read_table
-from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.joblog import job_log
+from expressivity.plotting import PALETTE, figure, save
 
+job_log(snakemake)
 df = read_table(snakemake.input.approximation)
 with figure() as (fig, ax):
     styles = {"yun": "-", "kajitsuka_sato": "--", "yun_positional": ":"}

@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+job_log(snakemake)
 df = read_table(snakemake.input.lemma6_softmax)
 with figure() as (fig, ax):
     for i, ((m, d, n), part) in enumerate(df.groupby(["inv_delta", "d", "n"])):

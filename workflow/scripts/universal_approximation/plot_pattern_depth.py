@@ -1,8 +1,10 @@
 """Figure: layers until every token reaches every token (Assumption 1.3) against n."""
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+job_log(snakemake)
 df = read_table(snakemake.input.patterns)
 with figure() as (fig, ax):
     for i, (name, part) in enumerate(df.groupby("pattern", sort=False)):

@@ -3,8 +3,10 @@
 import numpy as np
 
 from expressivity.io import read_table
+from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
+job_log(snakemake)
 df = read_table(snakemake.input.polynomial_staircase)
 with figure() as (fig, ax):
     ds = sorted(df["d"].unique())

@@ -2,12 +2,11 @@
 
 import pandas as pd
 
+from expressivity.experiments.universal_approximation import regression_table
 from expressivity.io import write_table
-from expressivity.polynomial import regression_table
-from expressivity.rng import generator
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-rng = generator(snakemake.params.seed, "universal_approximation.regression")
-rows = regression_table(cfg["d"], cfg["degree"], [cfg["degree"], cfg["degree"] - 1],
-                        cfg["n_train"], cfg["sigma"], cfg["repeats"], rng, cfg["n_test"])
+log = job_log(snakemake)
+rows = regression_table(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info("%d rows", len(rows))

@@ -2,20 +2,11 @@
 
 import pandas as pd
 
-from expressivity.contextual_shift import sparse_mapping_check
+from expressivity.experiments.universal_approximation import sparse_mapping_table
 from expressivity.io import write_table
-from expressivity.rng import generator
-from expressivity.sparse_patterns import assumption1, pattern_masks
+from expressivity.joblog import job_log
 
-rows = []
-for name in snakemake.params.names:
-    for m, d, n in snakemake.params.grids:
-        rng = generator(snakemake.params.seed, "universal_approximation.sparse_mapping",
-                        pattern=name, n=n)
-        masks = pattern_masks(name, n, rng=rng)
-        if not assumption1(masks)["satisfied"]:
-            rows.append({"pattern": name, "inv_delta": m, "d": d, "n": n,
-                         "shift": "not run: Assumption 1 fails", "inputs": m ** (n * d)})
-            continue
-        rows += sparse_mapping_check(name, masks, m, d, n)
+log = job_log(snakemake)
+rows = sparse_mapping_table(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info("%d rows", len(rows))

@@ -2,13 +2,11 @@
 
 import pandas as pd
 
+from expressivity.experiments.universal_approximation import staircase_table
 from expressivity.io import write_table
-from expressivity.polynomial import staircase_table
-from expressivity.rng import generator
+from expressivity.joblog import job_log
 
-cfg = snakemake.params.cfg
-rows = []
-for d in cfg["d"]:
-    rng = generator(snakemake.params.seed, "universal_approximation.staircase", d=d)
-    rows += staircase_table(d, cfg["max_blocks"], cfg["max_degree"], rng, cfg["n_test"])
+log = job_log(snakemake)
+rows = staircase_table(**dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
+log.info("%d rows", len(rows))

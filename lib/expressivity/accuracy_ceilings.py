@@ -1,0 +1,62 @@
+"""Accuracy ceilings: the best training accuracy any token-wise map can reach after a given context.
+
+A token-wise map (the FFN of a one-layer transformer, Kajitsuka & Sato 2024, Sec. 2) gives equal
+outputs to equal inputs, so when the context a layer adds to token ``k`` takes finitely many
+values, the training accuracy of any FFN is at most
+
+    sum over groups (token, context) of the group's majority label count  /  (n N),
+
+exactly. Two contexts are used by the trained-models stage ([D], ours):
+
+- ``token_ceiling``: no attention at all (the context is empty; Kajitsuka & Sato 2024, Sec. 1.3,
+  why contextual mappings are needed);
+- ``hardmax_ceiling``: one tied rank-1 *hardmax* layer, whose context is one extreme (or the mean)
+  of the sequence's projections (the mechanism of Kajitsuka & Sato 2024, Thm 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from expressivity.datasets import TokenDataset
+
+
+def _majority_fraction(groups: dict[object, dict[int, int]], size: int) -> float:
+    """``sum_g max_y count_g(y) / size``: each group of equal inputs carries one label."""
+    return sum(max(c.values()) for c in groups.values()) / size
+
+
+def _count(groups: dict[object, dict[int, int]], key: object, label: int) -> None:
+    counts = groups.setdefault(key, {})
+    counts[label] = counts.get(label, 0) + 1
+
+
+def token_ceiling(ds: TokenDataset) -> float:
+    """Best training accuracy of any token-wise map without attention: each token's majority
+    label over all its occurrences, summed, over ``n N`` (the attention-free baseline's bound)."""
+    groups: dict[object, dict[int, int]] = {}
+    for t, y in zip(ds.sequences.reshape(-1), ds.labels.reshape(-1), strict=True):
+        _count(groups, int(t), int(y))
+    return _majority_fraction(groups, ds.sequences.size)
+
+
+def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
+    """Best training accuracy of any token-wise map after one tied rank-1 *hardmax* layer.
+
+    With ``z_j = w^T x_j`` and score ``lam z_k z_j`` (``lam > 0``), hardmax attends the key with the
+    largest ``z`` when ``z_k > 0``, the smallest when ``z_k < 0``, and averages all keys when
+    ``z_k = 0`` (Kajitsuka & Sato 2024, Thm 1 mechanism; notes Sec. 2). The layer's output at token
+    ``k`` is therefore a function of (token, that extreme/mean): each group of equal keys can carry
+    one label, and the ceiling is the sum of the groups' majority counts over ``n N``.
+    """
+    w = np.asarray(w, dtype=float).reshape(-1)
+    z = ds.vocab @ w
+    zs = z[ds.sequences]
+    groups: dict[object, dict[int, int]] = {}
+    for i in range(ds.N):
+        top, bottom, mean = zs[i].max(), zs[i].min(), zs[i].mean()
+        for k in range(ds.n):
+            zk = zs[i, k]
+            ctx = ("max", top) if zk > 0 else ("min", bottom) if zk < 0 else ("mean", mean)
+            _count(groups, (int(ds.sequences[i, k]), *ctx), int(ds.labels[i, k]))
+    return _majority_fraction(groups, ds.N * ds.n)

@@ -1,0 +1,113 @@
+"""The contexts of a dataset under the rank-1 layer and their values ``C``.
+
+A context is a query token ``t`` together with the token set of its sequence. With
+``z = vocab v``, ``w = sign(z_t) z`` (the members' projections) and ``b = lam |z_t|`` the layer's
+attention value at the query is ``c = sign(z_t) C(b, w)`` with
+
+    C(b, w) = sum_j w_j e^{b w_j} / sum_j e^{b w_j}
+
+(Kajitsuka & Sato 2024, Theorem 2 in row form; ``expressivity.rank1``). Outputs with the same
+query token differ by ``alpha |c - c'|``.
+
+Asymptotic order ([D] from the paper's difference lemma): as ``lam -> inf`` the contexts of a token
+are ordered by ``C`` like the keys ``(w_(1), -w_(2), ..., -w_(n))`` (sorted decreasing ``w``): a
+larger maximum gives a larger ``C``; with equal leading entries, the larger entry at the first
+differing position gives the smaller ``C``. ``contexts`` sorts every token's contexts in this order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from flint import arb, ctx
+
+from expressivity.ball_arithmetic import exact, exact_projections
+from expressivity.datasets import TokenDataset
+
+
+@dataclass(frozen=True)
+class Contexts:
+    """Every (query token, token set) of a dataset, grouped by token in asymptotic order.
+
+    token, seq, pos: (P,) query token index, and the sequence and position it comes from.
+    members: (P, n) the sequence's token indices, ordered by decreasing ``w``.
+    w: (P, n) float64 ``sign(z_t) z_j`` for the members, decreasing.
+    scale, sign: (P,) ``|z_t|`` and ``sign(z_t)``; ``b = lam * scale``.
+    Within a token the rows are sorted by the asymptotic key ``(w_1, -w_2, ..., -w_n)``
+    (ascending ``C`` as ``lam -> inf``).
+    """
+
+    token: np.ndarray
+    seq: np.ndarray
+    pos: np.ndarray
+    members: np.ndarray
+    w: np.ndarray
+    scale: np.ndarray
+    sign: np.ndarray
+    z: np.ndarray
+
+    @property
+    def n_contexts(self) -> int:
+        return int(self.token.size)
+
+    def adjacent_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Index pairs ``(p, p + 1)`` of consecutive contexts of the same token."""
+        same = self.token[1:] == self.token[:-1]
+        lo = np.flatnonzero(same)
+        return lo, lo + 1
+
+
+def contexts(ds: TokenDataset, v: np.ndarray) -> Contexts:
+    """The contexts of ``ds`` under projection ``v`` (``z = vocab @ v``)."""
+    z = ds.vocab @ v
+    if np.any(z == 0):
+        raise ValueError("a token projects to 0: v violates the lemma's bound (0 is in the set)")
+    N, n = ds.sequences.shape  # noqa: N806
+    seq = np.repeat(np.arange(N), n)
+    pos = np.tile(np.arange(n), N)
+    token = ds.sequences.reshape(-1)
+    sign = np.sign(z[token])
+    members = ds.sequences[seq]
+    w = sign[:, None] * z[members]
+    order = np.argsort(-w, axis=1, kind="stable")
+    w = np.take_along_axis(w, order, axis=1)
+    members = np.take_along_axis(members, order, axis=1)
+    keys = [-w[:, j] for j in range(n - 1, 0, -1)] + [w[:, 0], token]
+    idx = np.lexsort(keys)
+    return Contexts(token=token[idx], seq=seq[idx], pos=pos[idx], members=members[idx], w=w[idx],
+                    scale=np.abs(z[token[idx]]), sign=sign[idx], z=z)
+
+
+def values_float(cx: Contexts, lam: float) -> np.ndarray:
+    """``C(lam |z_t|, w)`` for every context, directly in float64 (log-domain softmax): (P,)."""
+    b = lam * cx.scale
+    E = np.exp(b[:, None] * (cx.w - cx.w[:, :1]))
+    return (cx.w * E).sum(1) / E.sum(1)
+
+
+def context_terms(cx: Contexts, z: list[arb], lam: arb, p: int) -> tuple[list[arb], list[arb]]:
+    """``(w, E)`` of context ``p`` in ``arb`` from exact projections ``z``: the members'
+    ``w_j = sign(z_t) z_j`` (decreasing) and ``E_j = e^{b (w_j - w_1)}``, ``b = lam |z_t|`` (the
+    first, largest in float64, subtracted for scale)."""
+    s = int(cx.sign[p])
+    w = [z[m] * s for m in cx.members[p]]
+    b = lam * abs(z[cx.token[p]])
+    return w, [(b * (x - w[0])).exp() for x in w]
+
+
+def values_arb(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, digits: int) -> list:
+    """``C`` for every context in ball arithmetic with ``digits`` decimal digits.
+
+    The projections are recomputed exactly from the float64 tokens and ``v`` (the dot product of
+    doubles is exact at this precision), so the balls enclose the true values of the layer with
+    exactly these weights. Returns a list of ``arb`` in the order of ``cx``.
+    """
+    with ctx.workdps(digits):
+        z = exact_projections(ds.vocab, v)
+        lam_a = exact(lam)
+        out = []
+        for p in range(cx.n_contexts):
+            w, E = context_terms(cx, z, lam_a, p)
+            out.append(sum((x * e for x, e in zip(w, E, strict=True)), arb(0)) / sum(E, arb(0)))
+        return out

@@ -1,0 +1,228 @@
+"""Exhaustive separation of the rank-1 layer's outputs: ``delta`` in float64, ball arithmetic, or
+certified from the normalised differences.
+
+Kajitsuka & Sato 2024, Theorem 2 (``expressivity.rank1``): outputs whose query tokens differ, or
+whose token sets differ, must be at least ``delta`` apart. Checked exhaustively, per query token in
+1-D: outputs with the same token differ by ``alpha |c - c'|``, so sorting the context values of a
+token and taking adjacent differences gives the minimum over *all* pairs. Outputs with different
+tokens are at least ``eps/2`` apart and are checked in float64 by minimising a quadratic over the
+sorted differences (``cross_token_min``).
+
+Three ways to get the same-token differences ([D], ours):
+
+- ``separation_float``: compute every ``C`` in float64 and subtract. It collapses once the softmax
+  is numerically a hardmax: the values tie and ``delta`` reads 0.
+- ``separation_arb``: every ``C`` directly in ball arithmetic at ``digits_bound(lam)`` digits
+  (about ``2 lam r_max^2 / ln 10``), which certifies a lower bound.
+- ``separation_certified``: the normalised differences of ``expressivity.rank1.pair_sums`` in ball
+  arithmetic: a few dozen digits certify differences like ``1e-40000``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from flint import arb, ctx
+
+from expressivity.ball_arithmetic import arb_log10, exact, exact_projections
+from expressivity.datasets import TokenDataset
+from expressivity.rank1.contexts import Contexts, context_terms, values_arb, values_float
+from expressivity.rank1.layer import LN10
+from expressivity.rank1.pair_sums import PairSums
+
+
+def certified_same_token_gap(cx: Contexts, C: list) -> dict:
+    """Certified lower bound of the smallest same-token difference ``|C - C'|`` from ``arb`` values.
+
+    Adjacent differences are taken in the asymptotic order of ``cx``; if all are certainly positive
+    the values are increasing in that order and their minimum is the minimum over all pairs. If not,
+    the values are sorted by their midpoints and the check repeated. Returns the log10 of the lower
+    bound and of the midpoint (``-inf`` / ``nan`` when not certified) and whether the asymptotic
+    order held.
+    """
+    lo, hi = cx.adjacent_pairs()
+    diffs = [C[j] - C[i] for i, j in zip(lo, hi, strict=True)]
+    in_order = all(dd > 0 for dd in diffs)
+    if not in_order:
+        diffs = []
+        for t in np.unique(cx.token):
+            vals = sorted((C[p] for p in np.flatnonzero(cx.token == t)), key=lambda a: a.mid())
+            diffs += [b - a for a, b in zip(vals[:-1], vals[1:], strict=True)]
+    if not diffs:
+        return {"log10_lower": math.inf, "log10_mid": math.inf, "certified": True,
+                "asymptotic_order": True}
+    lowers = [dd.lower() for dd in diffs]
+    k = min(range(len(diffs)), key=lambda i: lowers[i])
+    certified = lowers[k] > 0
+    return {
+        "log10_lower": arb_log10(arb(lowers[k])) if certified else -math.inf,
+        "log10_mid": arb_log10(abs(diffs[k].mid())) if diffs[k].mid() != 0 else -math.inf,
+        "certified": bool(certified),
+        "asymptotic_order": bool(in_order),
+    }
+
+
+def float_same_token_gap(cx: Contexts, C: np.ndarray) -> float:
+    """Smallest same-token difference from float64 values (sorted per token; 0 on a tie)."""
+    order = np.lexsort((C, cx.token))
+    t, c = cx.token[order], C[order]
+    same = t[1:] == t[:-1]
+    if not same.any():
+        return math.inf
+    return float(np.min(np.diff(c)[same]))
+
+
+def cross_token_min(ds: TokenDataset, cx: Contexts, c: np.ndarray, alpha: float,
+                    u: np.ndarray) -> float:
+    """``min ||y - y'||`` over outputs of *different* tokens, ``y = x_t + alpha c u`` (float64).
+
+    For tokens ``a != b`` the squared distance is ``D^2 + 2 alpha g s + alpha^2 s^2`` with
+    ``s = c - c'``, ``D = ||x_a - x_b||``, ``g = <x_a - x_b, u>``: a parabola in ``s`` whose minimum
+    over the finite set ``{c - c'}`` is at the element nearest ``s* = -g / alpha``, found by binary
+    search in the sorted values of ``b``. Exhaustive over all pairs; float64 is adequate because
+    these distances are at least ``eps / 2``.
+    """
+    groups = {int(t): np.sort(c[cx.token == t]) for t in np.unique(cx.token)}
+    toks = sorted(groups)
+    best = math.inf
+    for ia, a in enumerate(toks):
+        ca = groups[a]
+        for b in toks[ia + 1:]:
+            cb = groups[b]
+            dx = ds.vocab[a] - ds.vocab[b]
+            D2, g = float(dx @ dx), float(dx @ u)
+            target = ca + g / alpha  # c' nearest to c - s*
+            idx = np.searchsorted(cb, target)
+            cand = np.stack([np.clip(idx - 1, 0, len(cb) - 1), np.clip(idx, 0, len(cb) - 1)])
+            s = ca[None, :] - cb[cand]
+            q = D2 + 2 * alpha * g * s + alpha**2 * s**2
+            best = min(best, float(q.min()))
+    return math.sqrt(max(best, 0.0))
+
+
+def max_output_norm(ds: TokenDataset, cx: Contexts, c: np.ndarray, alpha: float,
+                    u: np.ndarray) -> float:
+    """``max ||x_t + alpha c u||`` over all contexts (float64; compare with ``r_max + eps/4``)."""
+    y = ds.vocab[cx.token] + alpha * c[:, None] * u[None, :]
+    return float(np.linalg.norm(y, axis=1).max())
+
+
+def separation_float(ds: TokenDataset, cx: Contexts, lam: float, alpha: float,
+                     u: np.ndarray) -> dict:
+    """The naive float64 check: compute the context values, subtract. ``delta`` reads 0 once the
+    softmax has collapsed to hardmax (ties created by rounding)."""
+    c = values_float(cx, lam) * cx.sign
+    same = float_same_token_gap(cx, values_float(cx, lam))
+    cross = cross_token_min(ds, cx, c, alpha, u)
+    delta = min(alpha * same, cross)
+    return {"delta": delta, "log10_delta": math.log10(delta) if delta > 0 else -math.inf,
+            "max_norm": max_output_norm(ds, cx, c, alpha, u)}
+
+
+def separation_arb(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, alpha: float,
+                   u: np.ndarray, digits: int) -> dict:
+    """Exhaustive separation at ``lam`` from context values computed directly in ``arb``.
+
+    Returns the certified lower bound (log10) of the same-token minimum ``alpha min |C - C'|``, the
+    cross-token minimum, ``log10_delta`` (the smaller), the max output norm, whether the asymptotic
+    order held and the digits used.
+    """
+    C = values_arb(ds, cx, v, lam, digits)
+    same = certified_same_token_gap(cx, C)
+    c = np.array([float(x.mid()) for x in C]) * cx.sign
+    cross = cross_token_min(ds, cx, c, alpha, u)
+    log10_same = math.log10(alpha) + same["log10_lower"]
+    return {"log10_delta_same": log10_same, "delta_cross": cross,
+            "log10_delta": min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
+            "log10_delta_same_mid": math.log10(alpha) + same["log10_mid"],
+            "certified": same["certified"], "asymptotic_order": same["asymptotic_order"],
+            "max_norm": max_output_norm(ds, cx, c, alpha, u), "digits": digits}
+
+
+def _certified_log_gaps(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float,
+                        lo: np.ndarray, hi: np.ndarray, digits: int, max_doublings: int):
+    """``ln(C_hi - C_lo)`` as ``arb`` for every pair, or ``None`` if some pair is certainly
+    negative or stays undecided after ``max_doublings`` doublings of ``digits``.
+    Returns ``(log_gaps, digits_used)``."""
+    ps = PairSums.build(cx, lo, hi)
+    n = cx.w.shape[1]
+    keep = ps.coef.reshape(len(lo), n, n) != 0  # which (i, j) terms survive
+    ln_gap: dict[int, arb] = {}
+    todo = list(range(len(lo)))
+    level = 0
+    while todo:
+        if level > max_doublings:
+            return None, digits * 2**max_doublings
+        with ctx.workdps(digits * 2**level):
+            z = exact_projections(ds.vocab, v)
+            lam_a = exact(lam)
+            cache: dict[int, tuple[list, list, arb]] = {}
+            undecided = []
+            for q in todo:
+                for p in (int(hi[q]), int(lo[q])):
+                    if p not in cache:
+                        w, E = context_terms(cx, z, lam_a, p)
+                        cache[p] = (w, E, sum(E, arb(0)).log())
+                wh, Eh, lzh = cache[int(hi[q])]
+                wl, El, lzl = cache[int(lo[q])]
+                G = arb(0)
+                for i, j in zip(*np.nonzero(keep[q]), strict=True):
+                    G += (wh[i] - wl[j]) * Eh[i] * El[j]
+                if G > 0:
+                    ln_gap[q] = G.log() - lzh - lzl
+                elif G < 0:
+                    return None, ctx.dps  # out of order: not the order assumed
+                else:
+                    undecided.append(q)
+        todo = undecided
+        level += 1
+    return ln_gap, digits * 2**max(level - 1, 0)
+
+
+def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, alpha: float,
+                         u: np.ndarray, digits: int = 40, max_doublings: int = 6) -> dict:
+    """Certified exhaustive separation at ``lam`` from the normalised differences in ``arb``.
+
+    With exact projections (recomputed in ``arb`` from the doubles) and per context
+    ``E_i = e^{b (w_i - w_1)}``, the difference of two contexts of one token is
+
+        C_hi - C_lo = sum_{kept (i, j)} (w_i - w_j) E^hi_i E^lo_j / (sum E^hi  sum E^lo),
+
+    the dropped terms (``i, j`` both shared) cancelling exactly. Ball arithmetic keeps its relative
+    accuracy however small the terms are (exponents are unbounded), so a few dozen digits certify
+    differences like ``1e-40000`` that a direct evaluation needs 40,000 digits for; undecided signs
+    are redone with doubled digits. The pairs are those adjacent in the asymptotic order; if one is
+    certainly negative (``lam`` below the last crossing), those adjacent in the float64 order of
+    the values instead. When every adjacent difference is certainly positive the values of each
+    token are strictly increasing in that order, so the smallest adjacent difference is the
+    smallest over all same-token pairs. ``digits_needed``: the digits a direct evaluation needs
+    (``-log10`` of the smallest difference relative to ``max |w|``, plus 2).
+    """
+    c_float = values_float(cx, lam)
+    c = c_float * cx.sign
+    cross = cross_token_min(ds, cx, c, alpha, u)
+    base = {"delta_cross": cross, "max_norm": max_output_norm(ds, cx, c, alpha, u)}
+    lo, hi = cx.adjacent_pairs()
+    asymptotic = True
+    ln_gap, used = (_certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
+                    if len(lo) else ({}, digits))
+    if ln_gap is None:
+        asymptotic = False
+        order = np.lexsort((np.arange(cx.n_contexts), c_float, cx.token))
+        same = cx.token[order][1:] == cx.token[order][:-1]
+        lo, hi = order[:-1][same], order[1:][same]
+        ln_gap, used = _certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
+    out = {**base, "asymptotic_order": asymptotic, "digits": used}
+    if ln_gap is None:
+        return {**out, "certified": False, "log10_delta_same": math.nan,
+                "log10_delta": math.nan, "digits_needed": math.nan}
+    if not ln_gap:
+        return {**out, "certified": True, "log10_delta_same": math.inf,
+                "log10_delta": math.log10(cross), "digits_needed": math.nan}
+    lowest = min(ln_gap.values(), key=lambda a: float(a.lower()))
+    log10_same = math.log10(alpha) + float(lowest.lower()) / LN10
+    wmax = float(np.abs(cx.w).max())
+    return {**out, "certified": True, "log10_delta_same": log10_same,
+            "log10_delta": min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
+            "digits_needed": float(math.ceil(math.log10(wmax) - float(lowest.mid()) / LN10 + 2))}

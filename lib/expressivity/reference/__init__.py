@@ -1,0 +1,1 @@
+"""Reference implementations: the plain, slow computations the fast ones are tested against."""

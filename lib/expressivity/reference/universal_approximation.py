@@ -1,0 +1,38 @@
+"""Reference implementations of the universal-approximation stage, named as such.
+
+Plain computations of the definitions that the fast implementations are tested against ("the
+implementation equals the reference"):
+
+- ``reach_steps_reference``: Assumption 1.3 with boolean matrix products, for
+  ``expressivity.assumption1.reach_steps`` (packed bit rows, early stop);
+- ``quantize_reference``: ``floor(m x)`` of every double in exact rationals, for
+  ``expressivity.quantization.quantize`` (the ``d m`` feed-forward layers in float64).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+
+def reach_steps_reference(masks, max_layers: int) -> int | None:
+    """The smallest ``s <= max_layers`` with ``S_k^s = [n]`` for every ``k``, or ``None``:
+    ``S^1 = A^1`` and ``S^t = A^{l_t} S^{t-1}`` as 0/1 matrices (``l_t = (t-1) mod p``), with no
+    early stop."""
+    p = len(masks)
+    S = np.asarray(masks[0], dtype=int)
+    for t in range(1, max_layers + 1):
+        if S.all():
+            return t
+        S = ((np.asarray(masks[t % p], dtype=int) @ S) > 0).astype(int)
+    return None
+
+
+def quantize_reference(X, m: int) -> np.ndarray:
+    """``floor(m x)`` for every entry of ``X`` (taken exactly as the rational value of its double),
+    as float64."""
+    X = np.asarray(X, dtype=float)
+    digits = [math.floor(Fraction(x) * m) for x in X.ravel().tolist()]
+    return np.array(digits, dtype=float).reshape(X.shape)

@@ -1,0 +1,63 @@
+"""Sequence tasks for the trained encoders: the copy task and the counting task.
+
+Each task draws a batch from a numpy generator and returns ``tokens: (B, n)`` (integers),
+``targets: (B, n)`` (the class of every position) and ``scored: (B, n)`` (bool, the positions the
+loss and the accuracy count).
+
+- ``copy_task``: Yun et al. 2020b, Sec. 5 (copying task, [S] quoted: "Except for the STAR and
+  RANDOM patterns, we can see that the networks learn to copy the sequences with four sparse
+  attention layers"). Our small version ([O]): the first ``n/2`` positions hold random tokens, the
+  last ``n/2`` a blank; position ``n/2 + i`` must output token ``i``.
+- ``count_task``: a synthetic task that needs context, for Yun et al. 2020a, Sec. 5 (attention
+  versus bilinear projection versus depth-wise separable convolution, and hybrids; [M], ours at toy
+  scale): every token's label is the number of times it occurs in its sequence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+def copy_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
+    """Copy the first half into the second half (our small copying task, [O]).
+
+    Tokens ``1..vocab`` are content, ``0`` is the blank. Returns ``tokens: (B, n)``, ``targets:
+    (B, n)`` and ``scored: (B, n)`` bool: position ``n/2 + i`` must output token ``i`` (only the
+    second half is scored). Needs even ``n``.
+    """
+    if n % 2 or n < 2:
+        raise ValueError(f"copying needs an even length n >= 2, got {n}")
+    half = n // 2
+    content = rng.integers(1, vocab + 1, size=(batch, half))
+    tokens = np.concatenate([content, np.zeros((batch, half), dtype=content.dtype)], axis=1)
+    targets = np.concatenate([content, content], axis=1)
+    scored = np.zeros((batch, n), dtype=bool)
+    scored[:, half:] = True
+    return tokens, targets, scored
+
+
+def count_task(rng: np.random.Generator, batch: int, n: int, vocab: int, cap: int = 6):
+    """Label every token with the number of times it occurs in its sequence (capped at ``cap``).
+
+    A permutation-equivariant task that needs the whole sequence ([O]). Tokens are ``0..vocab-1``;
+    labels are ``1..cap`` (class ``cap`` means "``cap`` or more"); every position is scored.
+    """
+    if vocab < 1 or cap < 1:
+        raise ValueError(f"need vocab, cap >= 1, got {vocab}, {cap}")
+    tokens = rng.integers(0, vocab, size=(batch, n))
+    counts = (tokens[:, :, None] == tokens[:, None, :]).sum(-1)
+    return tokens, np.minimum(counts, cap), np.ones((batch, n), dtype=bool)
+
+
+TASKS: dict[str, Callable] = {"copy": copy_task, "count": count_task}
+
+
+def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
+    """(input vocabulary size, number of output classes) of a task."""
+    if task == "copy":
+        return vocab + 1, vocab + 1
+    if task == "count":
+        return vocab, cap + 1
+    raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")

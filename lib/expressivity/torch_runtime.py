@@ -1,0 +1,53 @@
+"""The torch runtime of a training job: device, threads, determinism, and the columns recording them.
+
+Same config, same bytes out: ``configure_torch`` switches on deterministic algorithms and fixes the
+number of CPU threads; every random draw comes from ``expressivity.rng`` generators, and a job's
+torch seed is drawn from its generator (``torch_seed``), so it derives from the root seed. Every
+table of the trained-models stage carries ``run_info``: the device, threads, precision and torch
+version it was computed with.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import torch
+
+
+def configure_torch(threads: int = 1, device: str = "cpu") -> torch.device:
+    """Deterministic torch: ``use_deterministic_algorithms(True)``, ``threads`` CPU threads.
+
+    ``device`` is ``"cpu"``, ``"cuda"`` or ``"auto"`` (a GPU when one is present, else the CPU).
+    CUDA needs ``CUBLAS_WORKSPACE_CONFIG`` for deterministic matrix products; it is set here.
+    """
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
+    torch.set_num_threads(threads)
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True)
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' requested but torch sees no GPU; use 'cpu' or 'auto'")
+    return torch.device(device)
+
+
+def device_name(device: torch.device) -> str:
+    """``"cpu"`` or ``"cuda:<GPU name>"``, for the CSV."""
+    if device.type == "cuda":
+        return f"cuda:{torch.cuda.get_device_name(device)}"
+    return "cpu"
+
+
+def run_info(device: torch.device, dtype: torch.dtype = torch.float32) -> dict[str, object]:
+    """Columns every table of the stage carries: device, threads, precision, torch version."""
+    return {"device": device_name(device), "threads": torch.get_num_threads(),
+            "precision": str(dtype).removeprefix("torch."), "torch": torch.__version__}
+
+
+def torch_seed(rng: np.random.Generator) -> int:
+    """A torch seed drawn from a job's numpy generator (so it derives from the root seed)."""
+    return int(rng.integers(0, 2**62))

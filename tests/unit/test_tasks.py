@@ -1,0 +1,29 @@
+"""The copy task and the counting task: what each position must output, bad input."""
+
+import numpy as np
+import pytest
+
+from expressivity.tasks import copy_task, count_task, task_classes
+
+
+def test_copy_task():
+    rng = np.random.default_rng(0)
+    tokens, targets, scored = copy_task(rng, 5, 8, 4)
+    assert tokens.shape == targets.shape == scored.shape == (5, 8)
+    assert np.all(tokens[:, 4:] == 0) and np.all(tokens[:, :4] >= 1)
+    np.testing.assert_array_equal(targets[:, 4:], tokens[:, :4])
+    assert scored[:, 4:].all() and not scored[:, :4].any()
+    assert task_classes("copy", 4) == (5, 5)
+    with pytest.raises(ValueError, match="even length"):
+        copy_task(rng, 2, 7, 4)
+
+
+def test_count_task():
+    tokens, labels, scored = count_task(np.random.default_rng(0), 3, 10, 3, cap=20)
+    assert scored.all()
+    for b in range(3):
+        for k in range(10):
+            assert labels[b, k] == np.sum(tokens[b] == tokens[b, k])
+    assert task_classes("count", 3) == (3, 7)
+    with pytest.raises(ValueError, match="unknown task"):
+        task_classes("sort", 3)
