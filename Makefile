@@ -10,7 +10,7 @@ ARGS ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all reproduce report test test-cluster artifacts bench lint readme clean lock config-docs
+.PHONY: all reproduce report plan test test-cluster artifacts bench lint readme clean lock config-docs
 all: reproduce
 
 # Every package comes from requirements.lock (versions and sha256 hashes; `make lock` regenerates
@@ -44,6 +44,13 @@ report: $(STAMP)
 	@if [ ! -f results/report.html ] || [ -n "$$(find figures results -newer results/report.html -type f 2>/dev/null | head -n 1)" ]; then \
 		workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html; \
 	else echo "results/report.html is up to date"; fi
+
+# The plan of a clean run of CONFIG before any work: jobs, predicted CPU-hours and peak memory per
+# stage, the largest job; refused when a job is planned over the wall-time cap. After a run, ARGS=
+# --measured compares the prediction with each job's measured time.
+plan: $(STAMP)
+	@$(BIN)/python workflow/config_schema.py $(CONFIG)
+	@$(BIN)/python workflow/plan.py $(CONFIG) $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)

@@ -27,7 +27,7 @@ _HVS = section("hardmax_vs_softmax")
 #: Every Boltzmann-operator vector of the run (the chunks together).
 HVS_BOLTZMANN = {"seed": SEED, "first": 0, "last": _HVS["boltzmann"]["n_vectors"],
                  **{k: _HVS["boltzmann"][k] for k in ("size_min", "size_max", "scale_max",
-                                                       "tie_fraction", "spreads", "mp_dps")}}
+                                                       "tie_fraction", "spreads", "arb_dps")}}
 HVS_CURVES = {"seed": SEED, "example_betas": _HVS["boltzmann"]["example_betas"]}
 HVS_THEOREM1 = {"seed": SEED, **_HVS["theorem1"]}
 #: BigBird: one job per ``n`` in ``HVS_BIGBIRD_N``.
@@ -36,7 +36,7 @@ HVS_BIGBIRD = {"seed": SEED,
 HVS_BIGBIRD_N = _HVS["bigbird"]["n"]
 
 # ---- memorization ----
-# Keywords of the experiments functions (expressivity.experiments.memorization), as the workflow's
+# Keywords of the experiments functions (expressivity.experiments.memorization.*), as the workflow's
 # jobs pass them; the (d, |V|) sweeps are one job per point.
 _MEM = section("memorization")
 _MEM_SHARED = {"seed": SEED, **{k: _MEM[k] for k in ("n_classes", "r_min", "r_max")}}
@@ -49,7 +49,7 @@ MEM_SEARCH = {**_MEM_SHARED, "margin": _MEM["margin"],
               **{k: _MEM["search"][k] for k in ("n", "N", "eps", "lam_mem", "n_grid")}}
 MEM_SEARCH_POINTS = [(d, V) for d in _MEM["search"]["d"] for V in _MEM["search"]["V"]]
 MEM_CURVE = {**_MEM_SHARED, **_MEM["curve"]}
-MEM_HARDMAX = {"seed": SEED, "margin": _MEM["margin"], **_MEM["hardmax"]}
+MEM_HARDMAX = {"seed": SEED, "n_classes": _MEM["n_classes"], **_MEM["hardmax"]}
 
 # ---- sparse_approximation ----
 SA = section("sparse_approximation")

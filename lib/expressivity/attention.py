@@ -16,10 +16,34 @@ where row ``k`` of ``Q K^T`` holds the scores of query ``k`` over all keys ``j``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import mpmath
 import numpy as np
+
+
+def _finite_number(name: str, value) -> float:
+    """``value`` as a float; a ``ValueError`` naming ``name`` unless it is a finite real number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+def _finite_array(name: str, value, min_ndim: int = 1) -> np.ndarray:
+    """``value`` as a float array with at least ``min_ndim`` axes and no NaN or infinity (the
+    message names ``name`` and the first bad entry)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim < min_ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty array with at least {min_ndim} axis(es), "
+                         f"got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ValueError(f"{name} must be finite, got {arr[where]} at index {where}")
+    return arr
 
 
 def _check_mask(mask: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -38,8 +62,24 @@ def softmax(S: np.ndarray, beta: float = 1.0, mask: np.ndarray | None = None) ->
     """Row-wise ``softmax(beta * S)`` over the allowed keys, computed stably.
 
     ``softmax(a)_j = exp(a_j - max a) / sum_l exp(a_l - max a)``; masked keys get weight 0.
+    ``S`` must be finite (mask the keys to ignore) and ``beta`` a finite number; a ``ValueError``
+    names the argument otherwise, or says that ``beta * S`` overflows.
     """
-    S = beta * np.asarray(S, dtype=float)
+    beta = _finite_number("beta", beta)
+    S = np.asarray(S, dtype=float)
+    if S.ndim >= 2 and S.shape[-1] > 0 and S.size == 0:
+        return np.zeros(S.shape)  # an empty batch of score rows: nothing to normalise
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = beta * S
+    if S.size == 0 or not np.isfinite(scaled).all():
+        _finite_array("scores S", S)  # names a NaN or infinite score, or an empty S
+        raise ValueError(f"beta * S overflows float64 (beta = {beta:g}, max |S| = "
+                         f"{float(np.max(np.abs(S))):g})")
+    return _softmax(scaled, mask)
+
+
+def _softmax(S: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """``softmax`` of checked, finite scores."""
     mask = _check_mask(mask, S.shape)
     if mask is not None:
         S = np.where(mask, S, -np.inf)
@@ -54,9 +94,9 @@ def hardmax(S: np.ndarray, tie_tol: float = 0.0, mask: np.ndarray | None = None)
     at least ``max - tie_tol * max(1, |max|)``; ``tie_tol = 0`` counts exact ties only, a positive
     tolerance also merges scores that differ by rounding.
     """
-    if tie_tol < 0:
+    if not _finite_number("tie_tol", tie_tol) >= 0:
         raise ValueError(f"tie_tol must be >= 0, got {tie_tol}")
-    S = np.asarray(S, dtype=float)
+    S = _finite_array("scores S", S)
     mask = _check_mask(mask, S.shape)
     if mask is not None:
         S = np.where(mask, S, -np.inf)
@@ -69,21 +109,10 @@ def boltz(a: np.ndarray) -> np.ndarray:
     """The Boltzmann operator along the last axis (Kajitsuka & Sato 2024, Sec. 3).
 
     ``boltz(a) = sum_i a_i e^{a_i} / sum_j e^{a_j} = <a, softmax(a)>``, computed with the maximum
-    subtracted so that no exponential overflows.
+    subtracted so that no exponential overflows. ``a`` must be non-empty and finite.
     """
-    a = np.asarray(a, dtype=float)
-    return np.sum(a * softmax(a), axis=-1)
-
-
-def boltz_mp(a, dps: int) -> mpmath.mpf:
-    """``boltz(a)`` in mpmath with ``dps`` decimal digits (for cases float64 cannot decide).
-
-    ``a`` holds floats (taken exactly) or mpmath numbers."""
-    with mpmath.workdps(dps):
-        v = [x if isinstance(x, mpmath.mpf) else mpmath.mpf(float(x)) for x in a]
-        top = max(v)
-        w = [mpmath.exp(x - top) for x in v]
-        return mpmath.fsum(x * y for x, y in zip(v, w, strict=True)) / mpmath.fsum(w)
+    a = _finite_array("a", a)
+    return np.sum(a * _softmax(a, None), axis=-1)
 
 
 @dataclass(frozen=True)
@@ -94,6 +123,23 @@ class Head:
     W_K: np.ndarray
     W_V: np.ndarray
     W_O: np.ndarray
+
+    def __post_init__(self) -> None:
+        shapes = {name: np.shape(getattr(self, name)) for name in ("W_Q", "W_K", "W_V", "W_O")}
+        flat = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        if any(len(shape) != 2 for shape in shapes.values()):
+            raise ValueError(f"head weights must be matrices, got {flat}")
+        (d, s), (d_v, s_v) = shapes["W_Q"], shapes["W_V"]
+        if shapes["W_K"] != (d, s) or d_v != d or shapes["W_O"] != (s_v, d):
+            raise ValueError("head weights must be W_Q, W_K: (d, s), W_V: (d, s_v), "
+                             f"W_O: (s_v, d), got {flat}")
+        for name in shapes:
+            _finite_array(name, getattr(self, name), 2)
+
+    @property
+    def d(self) -> int:
+        """The token dimension the head reads and writes."""
+        return int(np.shape(self.W_Q)[0])
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         """``S = (X W_Q)(X W_K)^T: (n, n)``; ``S[k, j] = <W_K^T x_j, W_Q^T x_k>`` (query k, key j)."""
@@ -128,9 +174,19 @@ def self_attention(
 
     ``F(X) = X + sum_i sigma(beta * Q_i K_i^T) V_i W_O^i`` (row form of Yun et al. 2020a, eq. (1)).
     ``mask[k, j]`` (optional, boolean ``(n, n)``) says whether query ``k`` may attend key ``j``:
-    masked (sparse) attention normalises over the allowed keys only.
+    masked (sparse) attention normalises over the allowed keys only. ``X`` must be finite and every
+    head must read dimension ``d``; a ``ValueError`` names the argument otherwise.
     """
-    X = np.asarray(X, dtype=float)
+    X = _finite_array("X", X, 2)
+    if X.ndim != 2:
+        raise ValueError(f"X must have shape (n, d), got {X.shape}")
+    if sigma not in ("softmax", "hardmax"):
+        raise ValueError(f"unknown attention normaliser sigma={sigma!r}; use 'softmax' or 'hardmax'")
+    for i, head in enumerate(heads):
+        if not isinstance(head, Head):
+            raise ValueError(f"heads[{i}] must be a Head, got {type(head).__name__}")
+        if head.d != X.shape[1]:
+            raise ValueError(f"heads[{i}] reads dimension d = {head.d}, but X has shape {X.shape}")
     out = X.copy()
     for head in heads:
         A = attention_weights(head.scores(X), sigma, beta=beta, tie_tol=tie_tol, mask=mask)

@@ -1,17 +1,31 @@
-"""BigBird Proposition 1: one dense attention layer finds the furthest vector."""
+"""BigBird Proposition 1: one dense attention layer finds the furthest vector; two sufficient
+inverse temperatures and the smallest that works."""
 
 import math
 
 import numpy as np
+import pytest
 from cases import HVS_BIGBIRD, HVS_BIGBIRD_N
 
 from expressivity.bigbird import (
+    beta_bounds,
     furthest_reference,
     furthest_vector_attention,
     random_unit_vectors,
+    sharp_beta,
+    softmax_accuracy,
+    squared_distances,
     sufficient_beta,
 )
-from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_table
+from expressivity.experiments.hardmax_vs_softmax.bigbird import (
+    bigbird_cost,
+    bigbird_table,
+    smallest_working_beta,
+)
+
+
+def instance(seed, n=32, d=25):
+    return random_unit_vectors(np.random.default_rng(seed), n, d)
 
 
 def test_bigbird_hardmax_returns_the_furthest_vector_exactly():
@@ -22,16 +36,48 @@ def test_bigbird_hardmax_returns_the_furthest_vector_exactly():
     np.testing.assert_array_equal(out, U[furthest_reference(U)])
 
 
-def test_bigbird_softmax_is_exact_above_the_sufficient_beta_and_not_at_beta_one():
-    rng = np.random.default_rng(5)
-    U = random_unit_vectors(rng, 32, 25)
+def test_furthest_reference_equals_explicit_distances_also_on_ties():
+    U = instance(1)
+    explicit = np.argmax(squared_distances(U, U), axis=1)
+    np.testing.assert_array_equal(furthest_reference(U), explicit)
+    tied = np.vstack([U, -U[:1], -U[:1]])  # two identical furthest vectors for u_0: first wins
+    tied /= np.linalg.norm(tied, axis=1, keepdims=True)
+    assert furthest_reference(tied)[0] == np.argmax(squared_distances(tied[:1], tied)[0]) == 32
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_both_bounds_suffice_and_the_sharp_one_is_lower(seed):
+    U = instance(seed)
     truth = furthest_reference(U)
-    beta = sufficient_beta(U)
-    soft = furthest_vector_attention(U, "softmax", beta=beta)
-    dist = ((soft[:, None] - U[None]) ** 2).sum(-1)
-    assert np.array_equal(dist.argmin(1), truth)
-    cold = furthest_vector_attention(U, "softmax", beta=1.0)
-    assert not np.array_equal(((cold[:, None] - U[None]) ** 2).sum(-1).argmin(1), truth)
+    suff, sharp = beta_bounds(U)
+    assert (suff, sharp) == (sufficient_beta(U), sharp_beta(U))
+    assert sharp < suff
+    for beta in (sharp, 1.5 * sharp, suff, 10 * suff):
+        assert softmax_accuracy(U, truth, beta) == 1.0
+    assert softmax_accuracy(U, truth, 1.0) < 1.0
+
+
+def test_sharp_beta_solves_its_equation():
+    """At beta_sharp the worst query's F_i(beta) = sum_j e^{-beta g_ij} D_ij equals s_i / 2."""
+    U = instance(7, n=20, d=16)
+    beta = sharp_beta(U)
+    G = U @ U.T
+    worst = 0.0
+    for i in range(len(U)):
+        far = int(np.argmin(G[i]))
+        D = np.linalg.norm(U - U[far], axis=1)
+        others = np.arange(len(U)) != far
+        F = np.sum(np.exp(-beta * (G[i] - G[i, far]))[others] * D[others])
+        worst = max(worst, F / (D[others].min() / 2))
+    assert worst == pytest.approx(1.0, rel=1e-9)
+
+
+def test_smallest_working_beta_reads_the_last_failure():
+    assert smallest_working_beta({1.0: 0.5, 2.0: 1.0, 3.0: 0.9, 4.0: 1.0, 5.0: 1.0}) == (4.0, 3.0)
+    emp, fail = smallest_working_beta({1.0: 1.0, 2.0: 1.0})
+    assert emp == 1.0 and math.isnan(fail)
+    emp, fail = smallest_working_beta({1.0: 0.2, 2.0: 0.9})
+    assert math.isnan(emp) and fail == 2.0
 
 
 def test_bigbird_job_rows():
@@ -39,6 +85,29 @@ def test_bigbird_job_rows():
     rows = bigbird_table(n=n, **HVS_BIGBIRD)
     hard = [r for r in rows if r["sigma"] == "hardmax"]
     assert len(hard) == HVS_BIGBIRD["trials"] and all(r["accuracy"] == 1.0 for r in hard)
-    above = [r for r in rows if r["sigma"] == "softmax" and r["at_or_above_sufficient"]]
-    assert above and all(r["accuracy"] == 1.0 for r in above)
     assert all(r["d"] == math.ceil(math.log2(n)) ** 2 for r in rows)
+    for trial in range(HVS_BIGBIRD["trials"]):
+        soft = [r for r in rows if r["trial"] == trial and r["sigma"] == "softmax"]
+        emp = soft[0]["beta_empirical"]
+        assert emp <= soft[0]["beta_sharp"] <= soft[0]["beta_sufficient"] * 1.5
+        assert all(r["accuracy"] == 1.0 for r in soft if r["beta"] >= emp)
+        assert any(r["accuracy"] < 1.0 for r in soft if r["beta"] < emp)
+        assert {r["kind"] for r in soft} == {"grid", "sufficient", "sharp", "bisection"}
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: sufficient_beta(np.ones((3, 2))), "unit vectors"),
+    (lambda: furthest_reference(np.ones(3)), "shape"),
+    (lambda: random_unit_vectors(np.random.default_rng(0), 0, 2), "n must"),
+    (lambda: bigbird_table(n=16, **{**HVS_BIGBIRD, "beta_min": math.nan}), "beta_min"),
+    (lambda: bigbird_table(n=2, **HVS_BIGBIRD), "n >= 4"),
+])
+def test_bad_arguments_are_refused_by_name(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_cost_grows_like_n_squared_d():
+    small, large = (bigbird_cost(n=n, trials=3, n_betas=25) for n in (1024, 8192))
+    assert large[1] / small[1] == pytest.approx(64 * 169 / 100)
+    assert large[0] > small[0]

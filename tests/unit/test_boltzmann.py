@@ -1,12 +1,24 @@
-"""Vector-by-vector checks of the Boltzmann operator properties, including float64 collapse."""
+"""Vector-by-vector checks of the Boltzmann operator properties, decided by float64 or arb balls."""
+
+import math
 
 import numpy as np
+import pytest
 from cases import HVS_BOLTZMANN, HVS_CURVES
+from flint import arb
 
-from expressivity.boltzmann import check_vector, decide, rounding_slack, signed_float
+from expressivity.boltzmann import (
+    ball_value,
+    boltz_ball,
+    check_vector,
+    decide,
+    precision_ladder,
+    rounding_slack,
+)
 from expressivity.experiments.hardmax_vs_softmax.boltzmann import (
     check_chunk,
     check_vectors,
+    chunk_cost,
     limit_curves,
 )
 
@@ -17,8 +29,9 @@ def test_all_properties_hold_on_random_vectors():
     rows = check_vectors(**HVS_BOLTZMANN)
     for r in rows:
         assert r["upper_margin"] >= 0 and r["lower_margin"] >= 0 and r["limit_margin"] >= 0
-        assert r["append_ok"]
+        assert r["append_margin"] > 0
         assert r["rank1_abs_error"] <= r["rank1_tolerance"]
+        assert r["precision"] == "float64" or r["precision"].startswith("arb-")
 
 
 def test_rows_do_not_depend_on_chunking():
@@ -34,43 +47,90 @@ def test_limit_curves_stay_between_the_bounds():
         assert row["lower_bound"] - 1e-9 <= row["boltz_over_beta"] <= row["max"] + 1e-9
 
 
-def test_equal_entries_are_the_equality_case_decided_in_mpmath():
+def test_equal_entries_are_the_equality_case_decided_exactly_in_arb():
     row = check_vector(np.random.default_rng(0), np.full(5, 7.0), SPREADS, 80)
-    assert row["upper_margin"] == 0.0
-    assert row["precision"] == "mpmath-80"
+    assert row["upper_margin"] == 0.0 and row["limit_margin"] == 0.0
+    assert row["precision"] == "arb-80"
+
+
+def test_boltz_ball_encloses_the_float64_value():
+    a = np.array([0.5, -1.0, 2.0, 2.0])
+    direct = float(np.sum(a * np.exp(a)) / np.sum(np.exp(a)))
+    assert abs(float(boltz_ball(a).mid()) - direct) <= 1e-14
+    assert boltz_ball(np.full(3, 2.5)).is_exact()
 
 
 def test_decide_uses_float64_only_outside_the_slack():
-    assert decide(1.0, 1e-10, lambda digits: 99.0, 50) == (1.0, "float64")
-    assert decide(1e-12, 1e-10, lambda digits: 2e-12, 50) == (2e-12, "mpmath-50")
+    assert decide(1.0, 1e-10, lambda: arb(99), 50, 0.0) == (1.0, "float64")
+    value, precision = decide(1e-12, 1e-10, lambda: arb(2e-12), 50, 0.0)
+    assert value == 2e-12 and precision == "arb-50"
 
 
-def test_decide_raises_the_precision_until_the_margin_clears_its_slack():
-    """A margin below the slack of 80 digits (as for a vector of scale 1e3 whose other entries
-    weigh e^-180) is recomputed at 160 digits; one that no precision resolves is undecided."""
-    import mpmath
+def test_decide_raises_the_precision_until_the_ball_excludes_zero():
+    """``1 + 10^-150 - 1`` is 0 within the ball at 50 and 100 digits, decided at 200."""
+    def margin():
+        return (arb(1) + arb(10) ** -150) - arb(1)
 
-    def margin(digits):  # the true margin is 1e-100; below ~digits its computation is noise
-        with mpmath.workdps(digits):
-            return mpmath.mpf(10) ** -100 if digits > 110 else mpmath.mpf(10) ** -(digits + 5)
+    value, precision = decide(0.0, 1e-10, margin, 50, 0.0)
+    assert precision == "arb-200" and value == pytest.approx(1e-150, rel=1e-12)
+    value, precision = decide(0.0, 1e-10, lambda: arb(0, 1e-300), 50, 0.0)  # never decided
+    assert precision == "undecided" and math.isnan(value)
 
-    value, precision = decide(1e-20, 1e-10, margin, 80)
-    assert precision == "mpmath-160" and value == float(mpmath.mpf(10) ** -100)
-    value, precision = decide(1e-20, 1e-10, lambda digits: mpmath.mpf(10) ** -(digits + 5), 30)
-    assert precision == "undecided" and np.isnan(value)
-    # the vector that exposed it: its upper margin (about 1e-79 against a scale of 1e3) is positive
+
+def test_a_margin_mpmath_declared_zero_is_certified_positive():
+    """Vector 2633 of the default run: its upper margin (about 1e-79 against a scale of 1e3) was
+    read as the equality case by the former mpmath check; the ball certifies it positive."""
     row = check_vectors(seed=20240726, first=2633, last=2634, size_min=2, size_max=64,
-                        scale_max=1e3, tie_fraction=0.1, spreads=list(SPREADS), mp_dps=80)[0]
-    assert 0 < row["upper_margin"] < 1e-70 and row["precision"] == "mpmath-160"
+                        scale_max=1e3, tie_fraction=0.1, spreads=list(SPREADS), arb_dps=80)[0]
+    assert 0 < row["upper_margin"] < 1e-70 and row["precision"] == "arb-160"
 
 
-def test_signed_float_keeps_the_sign_of_tiny_negatives():
-    import mpmath
+def test_precision_ladder_reaches_the_digits_the_spread_needs():
+    assert precision_ladder(80, 0.0) == [80, 160, 320, 640]
+    ladder = precision_ladder(80, 6000.0)  # e^-6000 needs about 2,600 digits
+    assert ladder[-1] >= 2 * (80 + 6000 / math.log(10)) and ladder[-2] < ladder[-1]
 
-    assert signed_float(mpmath.mpf("-1e-400")) < 0
-    assert signed_float(mpmath.mpf("1e-400")) == 0.0
+
+def test_ball_value_keeps_the_sign_of_tiny_values():
+    assert ball_value(arb(10) ** -400) > 0
+    assert ball_value(-(arb(10) ** -400)) < 0
+    assert ball_value(arb(0)) == 0.0
 
 
 def test_rounding_slack_grows_with_size_and_scale():
     assert rounding_slack(np.ones(64)) > rounding_slack(np.ones(2))
     assert rounding_slack(1e3 * np.ones(4)) > rounding_slack(np.ones(4))
+    rows = np.array([[1.0, 2.0], [30.0, -1.0]])
+    assert rounding_slack(rows) == max(rounding_slack(r) for r in rows)
+
+
+@pytest.mark.parametrize("a, spreads, dps, match", [
+    (np.array([1.0, np.nan]), SPREADS, 80, "finite"),
+    (np.array([]), SPREADS, 80, "non-empty"),
+    (np.ones(3), np.array([1.0, 0.5]), 80, "increasing"),
+    (np.ones(3), np.array([-1.0, 1.0]), 80, "positive"),
+    (np.ones(3), SPREADS, 0, "dps"),
+])
+def test_check_vector_refuses_bad_arguments(a, spreads, dps, match):
+    with pytest.raises(ValueError, match=match):
+        check_vector(np.random.default_rng(0), a, spreads, dps)
+
+
+def test_chunk_ranges_and_costs():
+    keys = {k: v for k, v in HVS_BOLTZMANN.items() if k not in ("first", "last")}
+    with pytest.raises(ValueError, match="n_chunks"):
+        check_chunk(chunk=3, n_chunks=3, n_vectors=20, **keys)
+    small = chunk_cost(n_chunks=4, n_vectors=1000, size_max=64, scale_max=1e3, arb_dps=80)
+    large = chunk_cost(n_chunks=4, n_vectors=100000, size_max=256, scale_max=1e3, arb_dps=80)
+    assert large[0] > small[0] and large[1] > 100 * small[1]
+
+
+def test_long_loops_report_progress_with_the_remaining_time(caplog):
+    import logging
+
+    log = logging.getLogger("test.boltzmann")
+    with caplog.at_level(logging.INFO, logger="test.boltzmann"):
+        check_vectors(**{**HVS_BOLTZMANN, "last": 20}, log=log)
+    lines = [r.getMessage() for r in caplog.records]
+    assert any(line.startswith("Boltzmann vectors: 20/20 (100%)") and "remaining" in line
+               for line in lines)

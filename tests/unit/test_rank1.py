@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from expressivity.attention import self_attention
 from expressivity.datasets import token_separated_dataset
-from expressivity.rank1.contexts import contexts, values_arb, values_float
+from expressivity.rank1.contexts import contexts, values_arb, values_exact, values_float
 from expressivity.rank1.layer import (
     FLOAT64_DIGITS,
     LN10,
@@ -21,17 +21,19 @@ from expressivity.rank1.layer import (
     output_scale,
     rank1_attention,
 )
-from expressivity.rank1.pair_sums import PairSums, lam_min_search
+from expressivity.rank1.pair_sums import PairSums, last_crossing_search
 from expressivity.rank1.projection import draw_projection, projection_constant, projection_ratio
 from expressivity.rank1.separation import (
     cross_token_min,
     separation_arb,
     separation_certified,
+    separation_exact,
     separation_float,
 )
 from expressivity.reference.memorization import (
     context_values_mpmath,
     cross_token_min_brute_force,
+    limit_values_fractions,
     same_token_min_brute_force,
 )
 
@@ -143,19 +145,22 @@ def test_lam_theory_certified_and_float64_collapses():
     assert separation_float(ds, cx, lt, alpha, v)["log10_delta"] == -math.inf  # collapsed
 
 
-def test_lam_min_is_the_last_crossing():
+def test_last_crossing_is_sufficient_not_the_smallest_lam_that_separates():
     ds, v, cx, alpha = setup(4, V=6, d=2, n=3)
-    lam_min = lam_min_search(cx)["lam_min"]
-    assert lam_min > 0
-    above = separation_certified(ds, cx, v, lam_min * 1.001, alpha, v)
+    last = last_crossing_search(cx)["lam_last_crossing"]
+    assert last > 0
+    above = separation_certified(ds, cx, v, last * 1.001, alpha, v)
     assert above["certified"] and above["asymptotic_order"]
     # just below the last crossing the asymptotic order is broken (two contexts swapped)
-    below = separation_certified(ds, cx, v, lam_min * 0.999, alpha, v)
+    below = separation_certified(ds, cx, v, last * 0.999, alpha, v)
     assert not below["asymptotic_order"]
     # and above it the order holds on a whole grid up to lam_theory
     lt = lam_theory(3, 2, 6, ds.eps, ds.r_min)
-    for lam in np.geomspace(lam_min * 1.01, lt, 6):
+    for lam in np.geomspace(last * 1.01, lt, 6):
         assert separation_certified(ds, cx, v, lam, alpha, v)["asymptotic_order"]
+    # far below it the layer still separates these random data: uniform averaging (lam = 0) does
+    assert separation_exact(ds, cx, v, "uniform", alpha, v)["collisions"] == 0
+    assert separation_certified(ds, cx, v, last / 4, alpha, v)["certified"]
 
 
 def test_pair_sums_are_the_differences_of_context_values():
@@ -177,3 +182,69 @@ def test_pair_sums_are_the_differences_of_context_values():
     assert np.array_equal(np.sign(F[ok]), np.sign(diff[ok]))
     logg = np.log(np.abs(F[ok])) + b[ok] * ps.smax[ok] - log_z(ps.w_hi)[ok] - log_z(ps.w_lo)[ok]
     assert np.allclose(logg, np.log(np.abs(diff[ok])), atol=1e-5)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_exact_limits_are_the_float64_layer_at_lam_0_and_with_hardmax(seed):
+    """``values_exact``: uniform averaging is the layer at lam = 0, hardmax the layer with hardmax
+    attention (any lam > 0); the rationals agree with float64 to rounding."""
+    ds, v, cx, alpha = setup(seed, V=6, d=3, n=3)
+    for arm, sigma, lam in (("uniform", "softmax", 0.0), ("hardmax", "hardmax", 2.5)):
+        K, scale = values_exact(ds, cx, v, arm)
+        assert [x * scale for x in K] == limit_values_fractions(ds, cx, v, arm)
+        Y = rank1_attention(ds.inputs(), v, lam, alpha * v, sigma)
+        for p in range(cx.n_contexts):
+            y = Y[cx.seq[p], cx.pos[p]]
+            expect = ds.vocab[cx.token[p]] + alpha * float(K[p] * scale) * cx.sign[p] * v
+            assert np.allclose(y, expect, atol=1e-13), (arm, p)
+
+
+def test_exact_separation_counts_collisions_and_refuses_bad_arguments():
+    ds, v, cx, alpha = setup(7, V=6, d=2, n=3)
+    hard = separation_exact(ds, cx, v, "hardmax", alpha, v)
+    # contexts of a token whose largest w is shared collide under hardmax: counted exactly
+    K, _ = values_exact(ds, cx, v, "hardmax")
+    pairs = sum(1 for i in range(cx.n_contexts) for j in range(i + 1, cx.n_contexts)
+                if cx.token[i] == cx.token[j] and K[i] == K[j])
+    assert hard["collisions"] == pairs > 0 and hard["log10_delta"] == -math.inf
+    with pytest.raises(ValueError, match="arm must be one of"):
+        separation_exact(ds, cx, v, "mean", alpha, v)
+    with pytest.raises(ValueError, match="alpha must be"):
+        separation_exact(ds, cx, v, "uniform", -1.0, v)
+    with pytest.raises(ValueError, match="lam must be a finite number >= 0"):
+        separation_certified(ds, cx, v, math.nan, alpha, v)
+    with pytest.raises(ValueError, match="u must be a finite vector of shape"):
+        separation_float(ds, cx, 1.0, alpha, v[:1])
+    with pytest.raises(ValueError, match="v must be a finite vector of shape"):
+        contexts(ds, np.ones(5))
+
+
+def test_projection_ratio_in_blocks_is_the_all_pairs_minimum(monkeypatch):
+    import expressivity.rank1.projection as projection
+
+    ds, v, _, _ = setup(8, V=9, d=3, n=2)
+    pts = np.vstack([ds.vocab, np.zeros((1, 3))])
+    i, j = np.triu_indices(len(pts), 1)
+    diff = pts[i] - pts[j]
+    brute = float(np.min(np.abs(diff @ v) / np.linalg.norm(diff, axis=1)))
+    assert math.isclose(projection_ratio(ds.vocab, v), brute, rel_tol=1e-12)
+    monkeypatch.setattr(projection, "_BLOCK_VALUES", 7)  # one row of pairs at a time
+    assert math.isclose(projection_ratio(ds.vocab, v), brute, rel_tol=1e-12)
+    with pytest.raises(ValueError, match="vocab_size must be an integer"):
+        projection_constant(0, 2)
+
+
+def test_layer_constants_refuse_bad_arguments():
+    with pytest.raises(ValueError, match="eps must be a finite number > 0"):
+        output_scale(math.nan, 2.0)
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        lam_theory(0, 2, 4, 1.0, 1.0)
+    with pytest.raises(ValueError, match="r_min must be a finite number > 0"):
+        lam_theory(2, 2, 4, 1.0, -1.0)
+    with pytest.raises(ValueError, match="W_O must have shape"):
+        rank1_attention(np.ones((3, 2)), np.ones(2), 1.0, np.ones(3))
+    with pytest.raises(ValueError, match="T must be finite"):
+        rank1_attention(np.full((3, 2), np.nan), np.ones(2), 1.0, np.ones(2))
+    with pytest.raises(ValueError, match="n_grid must be an integer >= 3"):
+        last_crossing_search(setup(0)[2], n_grid=1)

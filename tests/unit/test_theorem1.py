@@ -1,19 +1,34 @@
-"""Theorem 1's counterexample: hardmax is blind to it, the explicit softmax memorizer is not."""
+"""Theorem 1's counterexample: hardmax is blind to it exactly, softmax sees it (certified), and the
+float64 rounding bound of a layer holds."""
+
+import math
 
 import numpy as np
 import pytest
 from cases import HVS_THEOREM1
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import expressivity.theorem1 as t1
-from expressivity.experiments.hardmax_vs_softmax.theorem1 import theorem1_tables
+from expressivity.attention import self_attention
+from expressivity.attention_error import exact_outputs, rounding_bound
+from expressivity.experiments.hardmax_vs_softmax.theorem1 import (
+    memorizer_table,
+    search_cost,
+    theorem1_tables,
+)
+from expressivity.rank1.layer import Rank1Layer
 from expressivity.theorem1 import (
-    THEOREM1_LABELS,
-    explicit_memorizer,
+    certified_softmax_gap,
+    log10_interior_weight,
     random_heads,
     shared_token_gap,
     shared_tokens_equal_exactly,
+    theorem1_dataset,
     theorem1_sequences,
 )
+
+E = np.array([1.0, 2.0, 2.0]) / 3
 
 
 def test_sequences_share_extremes_and_mean_but_differ_inside():
@@ -23,16 +38,22 @@ def test_sequences_share_extremes_and_mean_but_differ_inside():
     assert not np.allclose(X1[1:3], X2[1:3])
 
 
-@pytest.mark.parametrize("scale", [0.0, 0.3, 3.0])
+@pytest.mark.parametrize("scale", [0.3, 3.0])
 def test_hardmax_outputs_equal_exactly_softmax_outputs_differ(scale):
     rng = np.random.default_rng(11)
-    e = np.array([1.0, 2.0, 2.0]) / 3
     for _ in range(20):
         heads = random_heads(rng, 3, int(rng.integers(1, 6)), int(rng.integers(1, 4)), scale)
-        assert shared_tokens_equal_exactly(heads, e)
-        assert shared_token_gap(heads, e, "hardmax") <= 1e-12
-    if scale > 0:
-        assert shared_token_gap(heads, e, "softmax") > 1e-6
+        assert shared_tokens_equal_exactly(heads, E)
+        gap, bound = shared_token_gap(heads, E, "hardmax")
+        assert gap <= bound
+        log10_gap, certificate = certified_softmax_gap(heads, E, 40)
+        assert math.isfinite(log10_gap) and certificate.startswith("arb-")
+
+
+def test_zero_weights_leave_every_token_unchanged_under_both():
+    heads = random_heads(np.random.default_rng(0), 3, 2, 2, 0.0)
+    assert shared_token_gap(heads, E, "softmax")[0] == 0.0
+    assert certified_softmax_gap(heads, E, 30) == (-math.inf, "arb-30")
 
 
 def test_exact_check_detects_a_difference(monkeypatch):
@@ -43,18 +64,92 @@ def test_exact_check_detects_a_difference(monkeypatch):
     assert not shared_tokens_equal_exactly(heads, np.array([1.0, 0.0]))
 
 
-def test_explicit_memorizer_reproduces_every_label():
-    e = np.eye(3)[0]
-    model = explicit_memorizer(e)
-    outputs = np.concatenate([model(X) for X in theorem1_sequences(e)])
-    np.testing.assert_allclose(outputs, np.concatenate(THEOREM1_LABELS), atol=1e-9)
-    assert model.n_parameters == 4 * 3 + 2 * 8 + 3
+def test_a_saturated_softmax_gap_is_zero_in_float64_and_certified_in_arb():
+    """One head at weight scale 10 whose score gaps exceed ~40 nats: float64 gives an exactly zero
+    gap; ball arithmetic certifies a positive gap of about the interior weight."""
+    rng = np.random.default_rng(5)
+    for _ in range(2000):  # find a draw that saturates: score gaps of more than ~40 nats
+        heads = random_heads(rng, 3, 1, 1, 10.0)
+        if shared_token_gap(heads, E, "softmax")[0] == 0.0:
+            break
+    else:
+        pytest.fail("no saturated draw found")
+    weight = log10_interior_weight(heads, E)
+    log10_gap, certificate = certified_softmax_gap(heads, E, 30 + math.ceil(-weight))
+    assert weight < -15 and certificate.startswith("arb-")
+    assert abs(log10_gap - weight) < 4  # the gap is the interior weight times |V W_O|
 
 
-def test_theorem1_job_tables():
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.1, 1.0, 5.0]))
+def test_rounding_bound_holds_against_ball_arithmetic(seed, scale):
+    rng = np.random.default_rng(seed)
+    X = scale * rng.standard_normal((5, 3))
+    heads = random_heads(rng, 3, int(rng.integers(1, 4)), int(rng.integers(1, 4)), 1.0)
+    Y = self_attention(X, heads)
+    bound = rounding_bound(X, heads, "softmax")
+    exact = exact_outputs(X, heads, range(5), 1.0, 60)
+    err = np.array([[abs(float(y.mid()) - f) for y, f in zip(row, frow, strict=True)]
+                    for row, frow in zip(exact, Y, strict=True)])
+    assert np.all(err <= bound)
+
+
+def test_search_rows_and_memorizer_tables():
     tables = theorem1_tables(**{**HVS_THEOREM1, "n_draws": 12, "exact_draws": 6})
     search = tables["search"]
     assert [r["draw"] for r in search] == list(range(12))
     assert all(r["hardmax_equal_exact"] for r in search[:6])
     assert all(r["hardmax_equal_exact"] is None for r in search[6:])
-    assert [r["predicted"] for r in tables["memorizer"]] == list(np.concatenate(THEOREM1_LABELS))
+    for r in search:
+        assert r["gap_hardmax"] <= r["bound_hardmax"]
+        if r["weight_scale"] > 0:
+            assert math.isfinite(r["log10_gap_softmax"])
+    memo = tables["memorizer"]
+    assert len(memo) == HVS_THEOREM1["labellings"]
+    for r in memo:
+        labels = [int(y) for y in r["labels"].split()]
+        assert sorted(labels) == list(range(8))  # a permutation: all labels distinct
+        assert r["n_correct"] == r["n_points"] == 8
+
+
+def test_labellings_are_drawn_from_the_seed():
+    one = memorizer_table(seed=1, d=3, lam=1.0, labellings=3)
+    assert one == memorizer_table(seed=1, d=3, lam=1.0, labellings=3)
+    assert [r["labels"] for r in one] != [r["labels"] for r in
+                                          memorizer_table(seed=2, d=3, lam=1.0, labellings=3)]
+
+
+def test_the_memorizers_labels_are_out_of_hardmax_reach():
+    """The labellings differ at the shared tokens, where the memorizer's own layer with hardmax
+    gives equal outputs (exactly): only softmax attention can carry those labels."""
+    e = np.eye(3)[0]
+    ds = theorem1_dataset(e, np.arange(8).reshape(2, 4))
+    assert ds.labels[0, 3] != ds.labels[1, 3]
+    assert (ds.vocab[ds.sequences[0, 3]] == ds.vocab[ds.sequences[1, 3]]).all()
+    layer = Rank1Layer.for_dataset(ds, e, 1.0)
+    assert shared_tokens_equal_exactly([layer.head], e)
+    X1, X2 = theorem1_sequences(e)
+    assert layer(X1)[3] @ e != layer(X2)[3] @ e  # the feature the FFN reads
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: theorem1_sequences(np.array([1.0, 1.0])), "unit vector"),
+    (lambda: theorem1_sequences(np.array([np.nan, 1.0])), "finite"),
+    (lambda: random_heads(np.random.default_rng(0), 3, 0, 1, 1.0), "n_heads"),
+    (lambda: random_heads(np.random.default_rng(0), 3, 1, 1, math.nan), "scale"),
+    (lambda: theorem1_dataset(np.eye(3)[0], np.zeros((2, 3), dtype=int)), "labels"),
+    (lambda: memorizer_table(seed=1, d=3, lam=1.0, labellings=0), "labellings"),
+    (lambda: theorem1_tables(**{**HVS_THEOREM1, "n_draws": 2, "exact_draws": 3}), "exact_draws"),
+    (lambda: exact_outputs(np.ones((2, 2)), [], [0], 1.0, 0), "digits"),
+    (lambda: exact_outputs(np.ones((2, 2)), [], [2], 1.0, 30), "rows"),
+])
+def test_bad_arguments_are_refused_by_name(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_search_cost_grows_with_the_draws():
+    small = search_cost(n_draws=100, exact_draws=100, heads_max=5, head_size_max=3, labellings=4)
+    large = search_cost(n_draws=10**5, exact_draws=10**4, heads_max=5, head_size_max=3,
+                        labellings=200)
+    assert large[0] > small[0] and large[1] > 100 * small[1]

@@ -169,3 +169,14 @@ def test_damaged_table_is_set_aside_and_rebuilt_with_its_dependents(fresh_copy, 
     assert f"{table}: table differs from what its job wrote" in proc.stdout + proc.stderr
     assert (fresh_copy.path / "results/.damaged" / Path(table).relative_to("results")).is_file()
     assert csv_digests(fresh_copy.path) == before
+
+
+def test_an_error_injected_into_a_job_is_in_that_jobs_log(fresh_copy):
+    script = fresh_copy.path / "workflow/scripts/hardmax_vs_softmax/curves.py"
+    script.write_text(script.read_text() + "\nraise RuntimeError('injected failure')\n")
+    proc = fresh_copy.run("results/hardmax_vs_softmax/boltzmann_curves.csv", check=False)
+    assert proc.returncode != 0
+    log = (fresh_copy.path / "logs/hardmax_vs_softmax/boltzmann_curves.log").read_text()
+    assert "start hvs_boltzmann_curves" in log
+    assert "Traceback" in log and "RuntimeError: injected failure" in log
+    assert "injected failure" in proc.stdout + proc.stderr  # show-failed-logs prints it too

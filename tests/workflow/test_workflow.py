@@ -4,6 +4,8 @@ lint, determinism."""
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import time
 from contextlib import contextmanager
 
@@ -184,3 +186,41 @@ def test_undeclared_table_of_a_compute_rule_is_refused(fresh_copy):
     assert proc.returncode != 0
     assert "rule mem_hardmax writes results/memorization/stray.csv, not declared" in (
         proc.stdout + proc.stderr)
+
+
+def test_edited_claims_module_reruns_its_verdicts(ci_run):
+    """A threshold or evaluator lives in the claims module: editing it re-judges that stage."""
+    with edited(ci_run.path / "lib/expressivity/claims/memorization.py"):
+        assert ci_run.planned_jobs() == {"stage_claims": 1, "claims": 1, "all": 1}
+
+
+def test_extending_a_sweep_computes_only_the_new_point(ci_run):
+    cfg = yaml.safe_load((ci_run.path / "config/ci.yaml").read_text())
+    cfg["hardmax_vs_softmax"]["bigbird"]["n"].append(2 * cfg["hardmax_vs_softmax"]["bigbird"]["n"][-1])
+    (ci_run.path / "config/extended.yaml").write_text(yaml.safe_dump(cfg))
+    jobs = ci_run.planned_jobs(config="config/extended.yaml")
+    assert jobs == {"hvs_bigbird": 1, "hardmax_vs_softmax_gather_bigbird": 1,
+                    "hardmax_vs_softmax_plot_bigbird_accuracy": 1,
+                    "hardmax_vs_softmax_plot_bigbird_beta": 1, "stage_claims": 1, "claims": 1,
+                    "all": 1}
+
+
+def test_a_job_estimated_over_the_limits_is_refused_before_any_work(fresh_copy):
+    cfg = yaml.safe_load((fresh_copy.path / "config/ci.yaml").read_text())
+    cfg["limits"]["job_hours"] = 0.1
+    (fresh_copy.path / "config/tight.yaml").write_text(yaml.safe_dump(cfg))
+    proc = fresh_copy.run(config="config/tight.yaml", check=False)
+    assert proc.returncode != 0
+    assert "over limits.job_hours = 0.1 h. Nothing was run" in proc.stdout + proc.stderr
+    assert not (fresh_copy.path / "results").exists()
+
+
+def test_plan_lists_every_stage_and_the_largest_job(fresh_copy):
+    proc = subprocess.run([sys.executable, "workflow/plan.py", "config/ci.yaml"], cwd=fresh_copy.path,
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(fresh_copy.path / "lib")})
+    assert proc.returncode == 0, proc.stderr
+    for stage in STAGES:
+        assert f"\n{stage} " in proc.stdout
+    assert "\ntotal " in proc.stdout and "CPU-hours" in proc.stdout
+    assert not (fresh_copy.path / "results").exists()

@@ -2,6 +2,7 @@
 # every stage fills in (TABLES, FIGURES), from which workflow/rules/outputs.smk generates the
 # gather, plot, stage and claims rules.
 import ast
+import functools
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
+from snakemake.resources import Resource  # noqa: E402
 
 LIB = Path("lib/expressivity")
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.

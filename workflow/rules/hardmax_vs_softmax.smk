@@ -1,5 +1,13 @@
 # Stage: hardmax versus softmax (Kajitsuka & Sato 2024 Thm 1 and the Boltzmann operator;
 # BigBird Prop. 1).
+import math
+
+from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_cost
+from expressivity.experiments.hardmax_vs_softmax.boltzmann import chunk_cost
+from expressivity.experiments.hardmax_vs_softmax.theorem1 import (
+    search_cost as theorem1_cost,
+)
+
 HVS = "hardmax_vs_softmax"
 HVS_CFG = config[HVS]
 HVS_RES = f"results/{HVS}"
@@ -9,6 +17,44 @@ def hvs_params(section, *keys):
     """The settings one job uses, as keywords of its experiments function: ``keys`` of
     ``hardmax_vs_softmax.<section>`` (sweep lists that are wildcards stay out)."""
     return {"seed": config["seed"], **{k: HVS_CFG[section][k] for k in keys}}
+
+
+def hvs_resources(cost):
+    """``mem_mb`` and ``runtime`` (minutes) from a cost model's (peak bytes, CPU seconds)."""
+    peak, seconds = cost
+    return {"mem_mb": math.ceil(peak / 2**20), "runtime": 5 + math.ceil(seconds / 60)}
+
+
+HVS_CHUNK_RES = hvs_resources(
+    chunk_cost(
+        **{
+            k: HVS_CFG["boltzmann"][k]
+            for k in ("n_chunks", "n_vectors", "size_max", "scale_max", "arb_dps")
+        }
+    )
+)
+HVS_THEOREM1_RES = hvs_resources(
+    theorem1_cost(
+        **{
+            k: HVS_CFG["theorem1"][k]
+            for k in (
+                "n_draws",
+                "exact_draws",
+                "heads_max",
+                "head_size_max",
+                "labellings",
+            )
+        }
+    )
+)
+# per n: (mem_mb, runtime) of the BigBird job
+hvs_bigbird = lambda wc: hvs_resources(
+    bigbird_cost(
+        n=int(wc.n),
+        trials=HVS_CFG["bigbird"]["trials"],
+        n_betas=HVS_CFG["bigbird"]["n_betas"],
+    )
+)
 
 
 TABLES[HVS] = {
@@ -29,6 +75,7 @@ FIGURES[HVS] = {
     "boltzmann_limit": plot("boltzmann_curves"),
     "theorem1_gaps": plot("theorem1_search"),
     "bigbird_accuracy": plot("bigbird"),
+    "bigbird_beta": plot("bigbird"),
 }
 
 
@@ -45,8 +92,7 @@ rule hvs_boltzmann_chunk:
     conda:
         ENV
     resources:
-        mem_mb=1000,
-        runtime=30,
+        **HVS_CHUNK_RES,
     params:
         **hvs_params(
             "boltzmann",
@@ -57,7 +103,7 @@ rule hvs_boltzmann_chunk:
             "scale_max",
             "tie_fraction",
             "spreads",
-            "mp_dps",
+            "arb_dps",
         ),
     script:
         script_path(HVS, "boltzmann")
@@ -85,7 +131,8 @@ rule hvs_boltzmann_curves:
 
 
 rule hvs_theorem1:
-    """Theorem 1: random one-layer attentions on the counterexample; the explicit memorizer."""
+    """Theorem 1: random one-layer attentions on the counterexample; the memorizer under random
+    labellings."""
     input:
         lib=script_deps(HVS, "theorem1"),
     output:
@@ -98,8 +145,7 @@ rule hvs_theorem1:
     conda:
         ENV
     resources:
-        mem_mb=1000,
-        runtime=30,
+        **HVS_THEOREM1_RES,
     params:
         **hvs_params(
             "theorem1",
@@ -111,13 +157,15 @@ rule hvs_theorem1:
             "tie_tol",
             "exact_draws",
             "lam",
+            "labellings",
         ),
     script:
         script_path(HVS, "theorem1")
 
 
 rule hvs_bigbird:
-    """BigBird Prop. 1 at one n: hardmax exactness and softmax accuracy against beta."""
+    """BigBird Prop. 1 at one n: hardmax exactness, softmax accuracy against beta, the smallest
+    working beta and two sufficient bounds per instance."""
     input:
         lib=script_deps(HVS, "bigbird"),
     output:
@@ -128,6 +176,9 @@ rule hvs_bigbird:
         f"results/benchmarks/{HVS}/bigbird_n{{n}}.tsv"
     conda:
         ENV
+    resources:
+        mem_mb=lambda wc: hvs_bigbird(wc)["mem_mb"],
+        runtime=lambda wc: hvs_bigbird(wc)["runtime"],
     params:
         **hvs_params("bigbird", "trials", "beta_min", "beta_max", "n_betas"),
     script:

@@ -1,20 +1,47 @@
 # Stage: memorization with one layer, one head, rank-1 weights (Kajitsuka & Sato 2024 Thm 2 and
 # Cor. 1; Zhang et al. 2017 FFN).
+# the module, not its names: every rules file shares one namespace (sparse_approximation.smk has a
+# search_cost of its own)
+from expressivity.experiments.memorization import cost as mem_cost
+
 MEM = "memorization"
 MEM_CFG = config[MEM]
 MEM_RES = f"results/{MEM}"
 
 
-def mem_params(section, keys, shared=("n_classes", "r_min", "r_max", "margin")):
-    """The settings one job uses, as keywords of its experiments function: ``keys`` of
-    ``memorization.<section>`` and the ``shared`` stage-wide ones (sweep lists that are wildcards
-    stay out, so a new point reruns only its own job)."""
-    return {
-        "seed": config["seed"],
-        **{k: MEM_CFG[k] for k in shared},
-        **{k: MEM_CFG[section][k] for k in keys},
-    }
+# The settings one job uses, as keywords of its experiments function: `keys` of
+# memorization.<section> and the `shared` stage-wide ones (sweep lists that are wildcards stay out,
+# so a new point reruns only its own job).
+mem_params = lambda section, keys, shared=("n_classes", "r_min", "r_max", "margin"): {
+    "seed": config["seed"],
+    **{k: MEM_CFG[k] for k in shared},
+    **{k: MEM_CFG[section][k] for k in keys},
+}
 
+
+# (seconds, peak bytes) of each job from the cost model of the experiments layer: the rules'
+# runtime and mem_mb, so that `make plan` shows a config's cost before any work
+mem_theory_cost = lambda wc: mem_cost.theory_cost(
+    V=int(wc.V),
+    d=int(wc.d),
+    r_min=MEM_CFG["r_min"],
+    r_max=MEM_CFG["r_max"],
+    **{k: MEM_CFG["theory"][k] for k in ("n", "N_max", "eps", "max_digits")},
+)
+mem_search_cost = lambda wc: mem_cost.search_cost(
+    V=int(wc.V),
+    d=int(wc.d),
+    **{k: MEM_CFG["search"][k] for k in ("n", "N", "n_grid")},
+)
+MEM_CURVE_COST = mem_cost.curve_cost(
+    **{
+        k: MEM_CFG["curve"][k]
+        for k in ("V", "d", "n", "n_lams", "zoom_points", "max_digits", "adversarial_k")
+    }
+)
+MEM_CONTRAST_COST = mem_cost.contrast_cost(
+    **{k: MEM_CFG["hardmax"][k] for k in ("d", "degrees", "draws", "extra_shared")}
+)
 
 TABLES[MEM] = {
     "theory": gathered(
@@ -55,6 +82,9 @@ rule mem_theory:
         f"results/benchmarks/{MEM}/theory_d{{d}}_V{{V}}.tsv"
     conda:
         ENV
+    resources:
+        runtime=lambda wc: mem_cost.runtime_minutes(mem_theory_cost(wc)[0]),
+        mem_mb=lambda wc: mem_cost.mem_mb(mem_theory_cost(wc)[1]),
     params:
         **mem_params("theory", ("n", "N_max", "eps", "max_digits")),
     script:
@@ -62,7 +92,8 @@ rule mem_theory:
 
 
 rule mem_search:
-    """Regime (ii): lam_min by search, certified separation, memorizer; one (d, |V|)."""
+    """Regime (ii): the last crossing by search, certified separation, exact limits, memorizer;
+    one (d, |V|)."""
     input:
         lib=script_deps(MEM, "search"),
     output:
@@ -73,6 +104,9 @@ rule mem_search:
         f"results/benchmarks/{MEM}/search_d{{d}}_V{{V}}.tsv"
     conda:
         ENV
+    resources:
+        runtime=lambda wc: mem_cost.runtime_minutes(mem_search_cost(wc)[0]),
+        mem_mb=lambda wc: mem_cost.mem_mb(mem_search_cost(wc)[1]),
     params:
         **mem_params("search", ("n", "N", "eps", "lam_mem", "n_grid")),
     script:
@@ -80,7 +114,7 @@ rule mem_search:
 
 
 rule mem_parameters:
-    """Parameter counts against N next to the reference orders of growth."""
+    """Parameter counts and total bits against N next to the reference orders of growth."""
     input:
         search=table(MEM, "search"),
         lib=script_deps(MEM, "parameters"),
@@ -90,12 +124,17 @@ rule mem_parameters:
         f"logs/{MEM}/parameters.log",
     conda:
         ENV
+    resources:
+        # a table of one row per regime (ii) dataset: seconds, and pandas' memory
+        runtime=1,
+        mem_mb=500,
     script:
         script_path(MEM, "parameters")
 
 
 rule mem_curve:
-    """Figure data: delta against lam, float64 versus arbitrary precision, one dataset."""
+    """Figure data: delta against lam on a random and an adversarial dataset; uniform, softmax
+    (float64 versus arbitrary precision) and hardmax."""
     input:
         lib=script_deps(MEM, "curve"),
     output:
@@ -106,10 +145,24 @@ rule mem_curve:
         f"results/benchmarks/{MEM}/curve.tsv"
     conda:
         ENV
+    resources:
+        runtime=mem_cost.runtime_minutes(MEM_CURVE_COST[0]),
+        mem_mb=mem_cost.mem_mb(MEM_CURVE_COST[1]),
     params:
         **mem_params(
             "curve",
-            ("V", "d", "n", "eps", "n_lams", "decades", "max_digits"),
+            (
+                "V",
+                "d",
+                "n",
+                "eps",
+                "n_lams",
+                "lam_small",
+                "zoom_max",
+                "zoom_points",
+                "max_digits",
+                "adversarial_k",
+            ),
             shared=("n_classes", "r_min", "r_max"),
         ),
     script:
@@ -117,7 +170,8 @@ rule mem_curve:
 
 
 rule mem_hardmax:
-    """Contrast: the same layer with hardmax on the Theorem 1 pattern, in exact arithmetic."""
+    """Contrast: uniform averaging and hardmax (exact) against softmax (certified) on datasets with
+    equal power sums and shared extremes."""
     input:
         lib=script_deps(MEM, "hardmax"),
     output:
@@ -128,7 +182,14 @@ rule mem_hardmax:
         f"results/benchmarks/{MEM}/hardmax.tsv"
     conda:
         ENV
+    resources:
+        runtime=mem_cost.runtime_minutes(MEM_CONTRAST_COST[0]),
+        mem_mb=mem_cost.mem_mb(MEM_CONTRAST_COST[1]),
     params:
-        **mem_params("hardmax", ("d", "draws"), shared=("margin",)),
+        **mem_params(
+            "hardmax",
+            ("d", "degrees", "draws", "extra_shared", "lam"),
+            shared=("n_classes",),
+        ),
     script:
         script_path(MEM, "hardmax")

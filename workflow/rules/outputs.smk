@@ -66,6 +66,10 @@ if _problems:
     )
 
 
+#: Minutes planned for a gather, plot or claims job (seconds in practice; they run locally).
+CHEAP_RUNTIME = 2
+
+
 # The rules are made inside functions: a script: directive is evaluated when the job runs, so in a
 # plain loop every generated rule would run the script of the loop's last iteration.
 def gather_rule(stage, name, parts):
@@ -83,6 +87,8 @@ def gather_rule(stage, name, parts):
             f"logs/{stage}/gather_{name}.log",
         conda:
             ENV
+        resources:
+            runtime=CHEAP_RUNTIME,
         script:
             "../scripts/concat_tables.py"
 
@@ -104,6 +110,8 @@ def plot_rule(stage, name, spec):
             f"logs/{stage}/plot_{name}.log",
         conda:
             ENV
+        resources:
+            runtime=CHEAP_RUNTIME,
         params:
             **spec["params"],
         script:
@@ -150,6 +158,8 @@ rule stage_claims:
         stage="|".join(STAGES),
     conda:
         ENV
+    resources:
+        runtime=CHEAP_RUNTIME,
     params:
         stage="{stage}",
     script:
@@ -172,5 +182,42 @@ rule claims:
         "logs/claims/all.log",
     conda:
         ENV
+    resources:
+        runtime=CHEAP_RUNTIME,
     script:
         "../scripts/claims/gather.py"
+
+
+def _within_limits(job_rule, key, limit, unit, scale):
+    """Make ``job_rule``'s resource ``key`` refuse, before any work, a job estimated above
+    ``limit`` (Snakemake evaluates resources while it builds the DAG)."""
+    resource = job_rule.resources.get(key)
+    if resource is None:
+        return  # the profile's default-resources apply, below every limit
+    name = "job_hours" if unit == "h" else "job_memory_gb"
+
+    def check(amount, wildcards):
+        if isinstance(amount, int | float) and amount > limit * scale:
+            where = dict(wildcards.items()) if wildcards else ""
+            raise WorkflowError(
+                f"job {job_rule.name} {where} is estimated at {amount / scale:.3g} {unit}, over "
+                f"limits.{name} = {limit:g} {unit}. Nothing was run: split the job (fewer trials "
+                "or points per job) or raise the limit on purpose; `make plan` shows every estimate."
+            )
+        return amount
+
+    if resource.is_evaluable():
+        estimate = resource._evaluator
+
+        @functools.wraps(estimate)
+        def checked(wildcards, **kwargs):
+            return check(estimate(wildcards, **kwargs), wildcards)
+
+        job_rule.resources[key] = Resource(key, checked)
+    else:
+        check(resource.value, None)
+
+
+for _rule in workflow.rules:
+    _within_limits(_rule, "runtime", config["limits"]["job_hours"], "h", 60)
+    _within_limits(_rule, "mem_mb", config["limits"]["job_memory_gb"], "GB", 1024)

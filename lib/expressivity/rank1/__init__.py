@@ -24,8 +24,10 @@ One module per part of the construction:
   (``alpha``, ``lam_theory``, eq. (8)'s ``delta``, the digits a direct evaluation needs);
 - ``contexts``: every (query token, token set) of a dataset and its value ``C``;
 - ``pair_sums``: differences of two contexts as cancellation-free exponential sums, and the search
-  for ``lam_min``;
-- ``separation``: the exhaustive separation check (float64, ball arithmetic, certified);
+  for the last crossing of the asymptotic order (``lam_last_crossing``: every larger ``lam``
+  separates, a sufficient ``lam``, not the smallest that does);
+- ``separation``: the exhaustive separation check (float64, ball arithmetic, certified, and the
+  exact limits: uniform averaging at ``lam = 0`` and hardmax);
 - ``memorizer``: Corollary 1's one-layer transformer (the layer plus Zhang et al.'s interpolant,
   ``expressivity.relu_interpolant``) and its exact check.
 """

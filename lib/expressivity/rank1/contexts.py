@@ -13,11 +13,18 @@ Asymptotic order ([D] from the paper's difference lemma): as ``lam -> inf`` the 
 are ordered by ``C`` like the keys ``(w_(1), -w_(2), ..., -w_(n))`` (sorted decreasing ``w``): a
 larger maximum gives a larger ``C``; with equal leading entries, the larger entry at the first
 differing position gives the smaller ``C``. ``contexts`` sorts every token's contexts in this order.
+
+The two limits of the layer have exact rational values (``values_exact``): uniform averaging
+(``lam = 0``) gives ``C = mean_j w_j`` and hardmax (``lam -> inf``, or hardmax attention at any
+``lam > 0``) gives ``C = max_j w_j = w_1``, the largest projection (attained once: the projection
+lemma keeps the tokens' projections distinct).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from flint import arb, ctx
@@ -58,8 +65,30 @@ class Contexts:
         return lo, lo + 1
 
 
+#: The limits of the layer ``values_exact`` evaluates.
+ARMS = ("uniform", "hardmax")
+
+
+def check_lam(lam) -> float:
+    """``lam`` as a float; a ``ValueError`` naming it unless it is finite and ``>= 0``."""
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)):
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    if not (math.isfinite(lam) and lam >= 0):
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    return float(lam)
+
+
+def check_projection(ds: TokenDataset, v) -> np.ndarray:
+    """``v`` as a float vector of the dataset's dimension; a ``ValueError`` naming it otherwise."""
+    v = np.asarray(v, dtype=float)
+    if v.shape != (ds.d,) or not np.isfinite(v).all():
+        raise ValueError(f"v must be a finite vector of shape ({ds.d},), got shape {v.shape}")
+    return v
+
+
 def contexts(ds: TokenDataset, v: np.ndarray) -> Contexts:
     """The contexts of ``ds`` under projection ``v`` (``z = vocab @ v``)."""
+    v = check_projection(ds, v)
     z = ds.vocab @ v
     if np.any(z == 0):
         raise ValueError("a token projects to 0: v violates the lemma's bound (0 is in the set)")
@@ -81,7 +110,7 @@ def contexts(ds: TokenDataset, v: np.ndarray) -> Contexts:
 
 def values_float(cx: Contexts, lam: float) -> np.ndarray:
     """``C(lam |z_t|, w)`` for every context, directly in float64 (log-domain softmax): (P,)."""
-    b = lam * cx.scale
+    b = check_lam(lam) * cx.scale
     E = np.exp(b[:, None] * (cx.w - cx.w[:, :1]))
     return (cx.w * E).sum(1) / E.sum(1)
 
@@ -111,3 +140,35 @@ def values_arb(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, digits
             w, E = context_terms(cx, z, lam_a, p)
             out.append(sum((x * e for x, e in zip(w, E, strict=True)), arb(0)) / sum(E, arb(0)))
         return out
+
+
+def exact_projections_rational(ds: TokenDataset, v: np.ndarray) -> tuple[list[int], Fraction]:
+    """``z_t = v^T x_t`` for every token exactly: integers ``Z_t`` and one scale ``s`` (a power of
+    two) with ``z_t = Z_t s`` (every double is a dyadic rational, so are their products and sums)."""
+    v = check_projection(ds, v)
+    vf = [Fraction(float(a)) for a in v]
+    z = [sum((a * Fraction(float(b)) for a, b in zip(vf, row, strict=True)), Fraction(0))
+         for row in ds.vocab]
+    den = max(x.denominator for x in z)  # powers of two: the largest is a common multiple
+    return [x.numerator * (den // x.denominator) for x in z], Fraction(1, den)
+
+
+def values_exact(ds: TokenDataset, cx: Contexts, v: np.ndarray,
+                 arm: str) -> tuple[list[int], Fraction]:
+    """``C`` of every context in one limit of the layer, exactly: integers ``K_p`` and a scale
+    ``s`` with ``C_p = K_p s`` (order of ``cx``; one scale for the dataset, so values compare as
+    integers).
+
+    ``arm = "uniform"`` (``lam = 0``: every key weighted ``1/n``): ``C = mean_j w_j``;
+    ``arm = "hardmax"`` (``lam -> inf``; the same as hardmax attention at every ``lam > 0``, since
+    the scores ``lam z_t z_j`` are maximised by the largest ``w_j = sign(z_t) z_j``): ``C = w_1``.
+    """
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
+    Z, scale = exact_projections_rational(ds, v)  # noqa: N806
+    sign = [int(s) for s in cx.sign]
+    if arm == "uniform":
+        return ([s * sum(Z[m] for m in row) for s, row in zip(sign, cx.members.tolist(),
+                                                                strict=True)],
+                scale / cx.members.shape[1])
+    return [max(s * Z[m] for m in row) for s, row in zip(sign, cx.members.tolist(), strict=True)], scale

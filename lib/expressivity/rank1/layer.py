@@ -36,25 +36,46 @@ LN10 = math.log(10.0)
 FLOAT64_DIGITS = 53 * math.log10(2.0)
 
 
+def _positive(**values: float) -> None:
+    """A ``ValueError`` naming the first argument that is not a finite number > 0."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+def _count(low: int = 1, **values: int) -> None:
+    """A ``ValueError`` naming the first argument that is not an integer ``>= low``."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
 def output_scale(eps: float, r_max: float) -> float:
     """``alpha = eps / (4 r_max)``: the scale of ``W_O`` ([R]); outputs stay within ``eps/4`` of
     their tokens, so outputs of different tokens stay ``eps/2`` apart."""
+    _positive(eps=eps, r_max=r_max)
     return eps / (4 * r_max)
 
 
 def norm_bound(r_max: float, eps: float) -> float:
     """``r = r_max + eps/4``: the bound on every output norm ([R])."""
+    _positive(r_max=r_max, eps=eps)
     return r_max + eps / 4
 
 
 def lam_theory(n: int, d: int, vocab_size: int, eps: float, r_min: float) -> float:
     """``(2 log n + 3) pi d (|V|+1)^4 / (8 eps r_min)`` ([D], Sec. 3.2 step 3 of the notes)."""
+    _count(n=n, d=d, vocab_size=vocab_size)
+    _positive(eps=eps, r_min=r_min)
     return (2 * math.log(n) + 3) * math.pi * d * (vocab_size + 1) ** 4 / (8 * eps * r_min)
 
 
 def log10_delta_theory(n: int, d: int, vocab_size: int, eps: float, r_min: float,
                        r_max: float) -> float:
     """``log10`` of eq. (8)'s ``delta`` ([R]; computed in log space: ``delta`` is << 1e-300)."""
+    _count(n=n, d=d, vocab_size=vocab_size)
+    _positive(eps=eps, r_min=r_min, r_max=r_max)
     if n < 2:
         return -math.inf  # (log n)^2 = 0
     k = (vocab_size + 1) ** 4 * (2 * math.log(n) + 3) * math.pi * d
@@ -67,6 +88,10 @@ def digits_bound(lam: float, r_max: float, guard: int = 30) -> int:
     """Decimal digits that resolve every context difference at ``lam``: the scores spread over at
     most ``2 lam r_max^2`` nats, so differences are no smaller than about ``e^{-2 lam r_max^2}``
     relative; ``guard`` digits more for the prefactors."""
+    if not (math.isfinite(lam) and lam >= 0):
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    _positive(r_max=r_max)
+    _count(low=0, guard=guard)
     return int(math.ceil(2 * lam * r_max**2 / LN10)) + guard
 
 
@@ -78,6 +103,17 @@ def rank1_attention(T: np.ndarray, v: np.ndarray, lam: float, W_O: np.ndarray,
     ``sigma`` is ``"softmax"`` or ``"hardmax"`` (``expressivity.attention``). The keys are summed
     in increasing order of ``z`` (the sum is over a set; a fixed order makes the float64 result the
     same for every permutation of the sequence)."""
+    T, v, W_O = (np.asarray(a, dtype=float) for a in (T, v, W_O))
+    if T.ndim < 2 or T.shape[-1] < 1:
+        raise ValueError(f"T must have shape (..., n, d), got {T.shape}")
+    for name, arr in (("v", v), ("W_O", W_O)):
+        if arr.shape != (T.shape[-1],):
+            raise ValueError(f"{name} must have shape ({T.shape[-1]},) to match T, got {arr.shape}")
+    for name, arr in (("T", T), ("v", v), ("W_O", W_O)):
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} must be finite")
+    if not (math.isfinite(lam) and lam >= 0):
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
     z = T @ v                                               # (..., n)
     order = np.argsort(z, axis=-1, kind="stable")
     zs = np.take_along_axis(z, order, axis=-1)

@@ -19,25 +19,33 @@ from flint import ctx
 
 from expressivity.ball_arithmetic import arb_log10, exact, exact_dot, exact_projections
 from expressivity.datasets import TokenDataset
-from expressivity.rank1.contexts import contexts, values_arb
+from expressivity.parameter_count import construction_parameters
+from expressivity.rank1.contexts import check_lam, contexts, values_arb
 from expressivity.rank1.layer import Rank1Layer
 from expressivity.relu_interpolant import fit_relu_interpolant
 
 
 @dataclass(frozen=True)
 class MemorizationResult:
-    """The one-layer transformer on a dataset and its exact check.
+    """The one-layer transformer on a dataset at ``lam`` and its exact check.
 
-    ``n_parameters = 4 d`` (``W_K, W_Q, W_V, W_O``, one vector each) ``+ d`` (the FFN's projection
-    ``a``) ``+ 2 m`` (biases and output weights, ``m = N n`` points): Zhang et al.'s ``2m + d``.
+    Parameter counts from ``expressivity.parameter_count.construction_parameters``: our compact
+    count of this assembly, the free numbers it holds, ``4 d`` (``W_K, W_Q, W_V, W_O``, one vector
+    each) ``+ d`` (the FFN's projection ``a``) ``+ 2 m`` (a bias and an output weight per hidden
+    unit, ``m = N n`` points: Zhang et al.'s ``2m + d``). Written as the dense matrices of a
+    Transformer block (``W^(1): m x d``, ``W^(2): d x m``) the same network holds ``O(d n N)``.
+    ``log10_max_abs_error``: ``log10`` of the largest ``|output - label|`` (evaluated in mpmath at
+    ``ffn_digits``; ``-inf`` when exactly 0), never rounded to float64.
     """
 
+    lam: float
     n_points: int
     n_correct: int
-    max_abs_error: float
+    log10_max_abs_error: float
     n_parameters: int
     n_attention: int
     n_ffn: int
+    digits_needed: int
     feature_digits: int
     ffn_digits: int
     log10_min_feature_gap: float
@@ -61,6 +69,10 @@ def memorize(ds: TokenDataset, v: np.ndarray, lam: float, digits_needed: int,
     are about ``1 / gap`` and its evaluation cancels as many digits. A label counts as reproduced
     when the output is within 1/4 of it (it is exact in exact arithmetic).
     """
+    lam = check_lam(lam)
+    for name, value, low in (("digits_needed", digits_needed, -guard + 10), ("guard", guard, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     layer = Rank1Layer.for_dataset(ds, v, lam, u)
     cx = contexts(ds, v)
     fdig = int(digits_needed) + guard
@@ -78,16 +90,19 @@ def memorize(ds: TokenDataset, v: np.ndarray, lam: float, digits_needed: int,
             raise ValueError(f"features not certified distinct at {fdig} digits; raise digits_needed")
         log10_gap = min(arb_log10(g) for g in gaps) if gaps else math.inf
         with mpmath.workdps(ffn_dig):
-            fm = [_to_mpf(f) for f in feats]
-    labels = [int(y) for y in ds.labels[cx.seq, cx.pos]]
+            fm = [_to_mpf(feats[i]) for i in order]  # increasing: the solve and check are O(m)
+    labels = [int(ds.labels[cx.seq[i], cx.pos[i]]) for i in order]
     with mpmath.workdps(ffn_dig):
         net = fit_relu_interpolant(fm, labels)
         out = net.evaluate_many(fm)
-        err = [abs(o - y) for o, y in zip(out, labels, strict=True)]
-        correct = sum(1 for e in err if e < mpmath.mpf(1) / 4)
-        max_err = float(max(err))
-    d, m = ds.d, len(fm)
+        err = max(abs(o - y) for o, y in zip(out, labels, strict=True))
+        correct = sum(1 for o, y in zip(out, labels, strict=True) if abs(o - y) < mpmath.mpf(1) / 4)
+        log10_err = float(mpmath.log10(err)) if err > 0 else -math.inf
+    count = construction_parameters(ds.N, ds.n, ds.d)
+    if count["ffn"] != ds.d + net.n_weights:
+        raise AssertionError(f"built FFN holds {ds.d + net.n_weights} numbers, counted {count['ffn']}")
     return MemorizationResult(
-        n_points=m, n_correct=correct, max_abs_error=max_err, n_parameters=4 * d + d + 2 * m,
-        n_attention=4 * d, n_ffn=d + net.n_weights, feature_digits=fdig, ffn_digits=ffn_dig,
+        lam=lam, n_points=len(fm), n_correct=correct, log10_max_abs_error=log10_err,
+        n_parameters=count["total"], n_attention=count["attention"], n_ffn=count["ffn"],
+        digits_needed=int(digits_needed), feature_digits=fdig, ffn_digits=ffn_dig,
         log10_min_feature_gap=log10_gap)

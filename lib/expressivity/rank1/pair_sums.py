@@ -1,4 +1,4 @@
-"""Differences of two contexts of one token as cancellation-free exponential sums; ``lam_min``.
+"""Differences of two contexts of one token as cancellation-free exponential sums; the last crossing.
 
 For two contexts ``A, B`` of the same token ([D], ours; notation of ``expressivity.rank1.contexts``)
 
@@ -8,9 +8,11 @@ For two contexts ``A, B`` of the same token ([D], ours; notation of ``expressivi
 *exactly*, so the remaining sum, scaled by its largest exponent, is evaluated without catastrophic
 cancellation and its logarithm never underflows. Its float64 rounding is bounded (``PairSums.F``).
 
-``lam_min`` is the largest ``lam`` at which two contexts of a token coincide. Above it every
-token's values are in the asymptotic order, so it is the largest crossing of the pairs adjacent in
-that order (``lam_min_search``).
+``lam_last_crossing`` is the largest ``lam`` at which two contexts of a token coincide: the largest
+crossing of the pairs adjacent in the asymptotic order (``last_crossing_search``). Above it every
+token's values are in the asymptotic order and all distinct, so every larger ``lam`` separates: it
+is a *sufficient* ``lam``, not the smallest that works (below it the values may still be distinct
+but in another order; on random data even ``lam = 0``, uniform averaging, separates).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import numpy as np
 from expressivity.rank1.contexts import Contexts
 
 _EPS = np.finfo(float).eps
+#: Terms evaluated at once in the grid scan (16 MiB of doubles per temporary array).
+_GRID_VALUES = 2**21
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,12 @@ class PairSums:
                         w_lo=self.w_lo[rows], w_hi=self.w_hi[rows])
 
 
+def _not_positive(ps: PairSums, b: np.ndarray) -> np.ndarray:
+    """Where ``F`` is not certainly positive (``F <= err``) at the points ``b: (Q, G)``."""
+    F, err = ps.F(b)
+    return ~(F > err)
+
+
 def last_crossings(ps: PairSums, n_grid: int = 64, rtol: float = 1e-9) -> np.ndarray:
     """Per pair, the largest ``b >= 0`` where ``C_hi - C_lo`` is not positive (0 if none).
 
@@ -107,8 +117,11 @@ def last_crossings(ps: PairSums, n_grid: int = 64, rtol: float = 1e-9) -> np.nda
     b_hi = 1.01 * b_hi + 1e-12
     grid = np.concatenate([np.zeros((len(b_hi), 1)),
                            b_hi[:, None] * np.logspace(-6, 0, n_grid - 1)[None, :]], axis=1)
-    F, err = ps.F(grid)
-    notpos = ~(F > err)
+    # the grid's terms (pairs x grid x n^2) in blocks of pairs: memory stays bounded
+    block = max(1, _GRID_VALUES // (n_grid * ps.coef.shape[1]))
+    notpos = np.concatenate([
+        _not_positive(ps.subset(np.arange(q, min(q + block, len(b_hi)))), grid[q:q + block])
+        for q in range(0, len(b_hi), block)])
     out = np.zeros(len(b_hi))
     crossed = notpos.any(1)
     if not crossed.any():
@@ -133,19 +146,22 @@ def last_crossings(ps: PairSums, n_grid: int = 64, rtol: float = 1e-9) -> np.nda
     return out
 
 
-def lam_min_search(cx: Contexts, n_grid: int = 64) -> dict:
-    """``lam_min``: the largest ``lam`` at which two contexts of one token coincide.
+def last_crossing_search(cx: Contexts, n_grid: int = 64) -> dict:
+    """``lam_last_crossing``: the largest ``lam`` at which two contexts of one token coincide.
 
     It is the largest crossing among the pairs adjacent in the asymptotic order (if a non-adjacent
-    pair met at a larger ``lam``, every context between them would meet there too). Returns
-    ``lam_min`` (0 when no pair ever crosses for ``lam >= 0``), the number of pairs and of crossing
-    pairs.
+    pair met at a larger ``lam``, every context between them would meet there too). Above it the
+    layer separates every same-token pair (a sufficient ``lam``; smaller ones may separate too).
+    Returns ``lam_last_crossing`` (0 when no pair ever crosses for ``lam >= 0``), the number of
+    pairs and of crossing pairs.
     """
+    if not isinstance(n_grid, (int, np.integer)) or n_grid < 3:
+        raise ValueError(f"n_grid must be an integer >= 3, got {n_grid!r}")
     lo, hi = cx.adjacent_pairs()
     if len(lo) == 0:
-        return {"lam_min": 0.0, "pairs": 0, "crossing_pairs": 0}
+        return {"lam_last_crossing": 0.0, "pairs": 0, "crossing_pairs": 0}
     ps = PairSums.build(cx, lo, hi)
     b = last_crossings(ps, n_grid=n_grid)
     lam = b / ps.scale
-    return {"lam_min": float(lam.max()), "pairs": int(len(lo)),
+    return {"lam_last_crossing": float(lam.max()), "pairs": int(len(lo)),
             "crossing_pairs": int(np.sum(b > 0))}

@@ -15,18 +15,47 @@ import math
 
 import numpy as np
 
+#: Pair differences held at once by ``projection_ratio`` (about 64 MiB of doubles): memory stays
+#: O(|V| d) however large the vocabulary.
+_BLOCK_VALUES = 2**23
+
 
 def projection_constant(vocab_size: int, d: int) -> float:
     """``c = sqrt(8 / (pi d)) / (|V| + 1)^2``: the lemma's bound on ``V ∪ {0}`` ([R], Sec. 3.2)."""
+    for name, value in (("vocab_size", vocab_size), ("d", d)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return math.sqrt(8.0 / (math.pi * d)) / (vocab_size + 1) ** 2
 
 
+def _check_vocab(vocab) -> np.ndarray:
+    vocab = np.asarray(vocab, dtype=float)
+    if vocab.ndim != 2 or vocab.shape[0] < 1 or vocab.shape[1] < 1:
+        raise ValueError(f"vocab must have shape (V, d) with V, d >= 1, got {vocab.shape}")
+    if not np.isfinite(vocab).all():
+        raise ValueError("vocab must be finite")
+    return vocab
+
+
 def projection_ratio(vocab: np.ndarray, v: np.ndarray) -> float:
-    """``min |v^T (x - x')| / ||x - x'||`` over distinct ``x, x'`` in ``V ∪ {0}``; ``vocab: (V, d)``."""
+    """``min |v^T (x - x')| / ||x - x'||`` over distinct ``x, x'`` in ``V ∪ {0}``; ``vocab: (V, d)``.
+
+    Exhaustive over the ``|V| (|V| + 1) / 2`` pairs, in blocks of rows (memory O(|V| d))."""
+    vocab = _check_vocab(vocab)
+    v = np.asarray(v, dtype=float)
+    if v.shape != (vocab.shape[1],) or not np.isfinite(v).all():
+        raise ValueError(f"v must be a finite vector of shape ({vocab.shape[1]},), got {v.shape}")
     pts = np.vstack([vocab, np.zeros((1, vocab.shape[1]))])
-    i, j = np.triu_indices(len(pts), 1)
-    diff = pts[i] - pts[j]
-    return float(np.min(np.abs(diff @ v) / np.linalg.norm(diff, axis=1)))
+    M, d = pts.shape  # noqa: N806
+    rows = max(1, _BLOCK_VALUES // (M * d))
+    best = math.inf
+    for start in range(0, M - 1, rows):
+        block = pts[start:start + rows]
+        diff = block[:, None, :] - pts[None, :, :]                    # (rows, M, d)
+        later = np.arange(M)[None, :] > np.arange(start, start + len(block))[:, None]
+        diff = diff[later]                                             # pairs i < j only
+        best = min(best, float(np.min(np.abs(diff @ v) / np.linalg.norm(diff, axis=1))))
+    return best
 
 
 def draw_projection(rng: np.random.Generator, vocab: np.ndarray, max_draws: int = 100_000):
@@ -35,6 +64,9 @@ def draw_projection(rng: np.random.Generator, vocab: np.ndarray, max_draws: int 
     Returns ``(v, draws, ratio)``: the accepted vector, how many draws it took, and its
     ``projection_ratio`` (>= ``projection_constant``).
     """
+    vocab = _check_vocab(vocab)
+    if not isinstance(max_draws, (int, np.integer)) or max_draws < 1:
+        raise ValueError(f"max_draws must be an integer >= 1, got {max_draws!r}")
     V, d = vocab.shape  # noqa: N806
     bound = projection_constant(V, d)
     for draw in range(1, max_draws + 1):

@@ -16,10 +16,14 @@ Three ways to get the same-token differences ([D], ours):
   (about ``2 lam r_max^2 / ln 10``), which certifies a lower bound.
 - ``separation_certified``: the normalised differences of ``expressivity.rank1.pair_sums`` in ball
   arithmetic: a few dozen digits certify differences like ``1e-40000``.
+
+And the layer's two limits in exact rational arithmetic (``separation_exact``): uniform averaging
+(``lam = 0``) and hardmax, where outputs of two token sets can coincide exactly (``delta = 0``).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -27,9 +31,25 @@ from flint import arb, ctx
 
 from expressivity.ball_arithmetic import arb_log10, exact, exact_projections
 from expressivity.datasets import TokenDataset
-from expressivity.rank1.contexts import Contexts, context_terms, values_arb, values_float
+from expressivity.rank1.contexts import (
+    Contexts,
+    check_lam,
+    context_terms,
+    values_arb,
+    values_exact,
+    values_float,
+)
 from expressivity.rank1.layer import LN10
 from expressivity.rank1.pair_sums import PairSums
+
+
+def _check_scale(alpha: float, u, d: int) -> None:
+    """``alpha > 0`` finite and ``u`` a finite vector of length ``d`` (``W_O = alpha u``)."""
+    if not (isinstance(alpha, (int, float, np.floating)) and math.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
+    u = np.asarray(u, dtype=float)
+    if u.shape != (d,) or not np.isfinite(u).all():
+        raise ValueError(f"u must be a finite vector of shape ({d},), got shape {u.shape}")
 
 
 def certified_same_token_gap(cx: Contexts, C: list) -> dict:
@@ -73,6 +93,18 @@ def float_same_token_gap(cx: Contexts, C: np.ndarray) -> float:
     return float(np.min(np.diff(c)[same]))
 
 
+def _pair_min(ds: TokenDataset, ca: np.ndarray, cb: np.ndarray, a: int, b: int, alpha: float,
+              u: np.ndarray) -> float:
+    """``min ||y - y'||^2`` over the outputs of tokens ``a`` and ``b`` (sorted values ``ca, cb``)."""
+    dx = ds.vocab[a] - ds.vocab[b]
+    D2, g = float(dx @ dx), float(dx @ u)
+    target = ca + g / alpha  # c' nearest to c - s*
+    idx = np.searchsorted(cb, target)
+    cand = np.stack([np.clip(idx - 1, 0, len(cb) - 1), np.clip(idx, 0, len(cb) - 1)])
+    s = ca[None, :] - cb[cand]
+    return float((D2 + 2 * alpha * g * s + alpha**2 * s**2).min())
+
+
 def cross_token_min(ds: TokenDataset, cx: Contexts, c: np.ndarray, alpha: float,
                     u: np.ndarray) -> float:
     """``min ||y - y'||`` over outputs of *different* tokens, ``y = x_t + alpha c u`` (float64).
@@ -80,24 +112,31 @@ def cross_token_min(ds: TokenDataset, cx: Contexts, c: np.ndarray, alpha: float,
     For tokens ``a != b`` the squared distance is ``D^2 + 2 alpha g s + alpha^2 s^2`` with
     ``s = c - c'``, ``D = ||x_a - x_b||``, ``g = <x_a - x_b, u>``: a parabola in ``s`` whose minimum
     over the finite set ``{c - c'}`` is at the element nearest ``s* = -g / alpha``, found by binary
-    search in the sorted values of ``b``. Exhaustive over all pairs; float64 is adequate because
-    these distances are at least ``eps / 2``.
+    search in the sorted values of ``b``. Exhaustive over all pairs of tokens, in increasing order
+    of a lower bound (the parabola's minimum over ``[min c_a - max c_b, max c_a - min c_b]``); the
+    pairs whose bound exceeds the minimum found cannot hold it and are skipped. float64 is adequate
+    because these distances are at least ``eps / 2``.
     """
-    groups = {int(t): np.sort(c[cx.token == t]) for t in np.unique(cx.token)}
-    toks = sorted(groups)
+    toks = np.unique(cx.token)
+    if len(toks) < 2:
+        return math.inf
+    groups = [np.sort(c[cx.token == t]) for t in toks]
+    X = ds.vocab[toks]
+    sq = (X * X).sum(1)
+    proj = X @ u
+    D2 = sq[:, None] + sq[None, :] - 2 * (X @ X.T)  # Gram form: only for the bounds
+    G = proj[:, None] - proj[None, :]
+    lo = np.array([g[0] for g in groups])
+    hi = np.array([g[-1] for g in groups])
+    s = np.clip(-G / alpha, lo[:, None] - hi[None, :], hi[:, None] - lo[None, :])
+    bound = D2 + 2 * alpha * G * s + alpha**2 * s**2 - 1e-9 * (sq[:, None] + sq[None, :] + 1)
+    ia, ib = np.triu_indices(len(toks), 1)
     best = math.inf
-    for ia, a in enumerate(toks):
-        ca = groups[a]
-        for b in toks[ia + 1:]:
-            cb = groups[b]
-            dx = ds.vocab[a] - ds.vocab[b]
-            D2, g = float(dx @ dx), float(dx @ u)
-            target = ca + g / alpha  # c' nearest to c - s*
-            idx = np.searchsorted(cb, target)
-            cand = np.stack([np.clip(idx - 1, 0, len(cb) - 1), np.clip(idx, 0, len(cb) - 1)])
-            s = ca[None, :] - cb[cand]
-            q = D2 + 2 * alpha * g * s + alpha**2 * s**2
-            best = min(best, float(q.min()))
+    for q in np.argsort(bound[ia, ib], kind="stable"):
+        a, b = int(ia[q]), int(ib[q])
+        if bound[a, b] >= best:
+            break
+        best = min(best, _pair_min(ds, groups[a], groups[b], int(toks[a]), int(toks[b]), alpha, u))
     return math.sqrt(max(best, 0.0))
 
 
@@ -112,6 +151,7 @@ def separation_float(ds: TokenDataset, cx: Contexts, lam: float, alpha: float,
                      u: np.ndarray) -> dict:
     """The naive float64 check: compute the context values, subtract. ``delta`` reads 0 once the
     softmax has collapsed to hardmax (ties created by rounding)."""
+    _check_scale(alpha, u, ds.d)
     c = values_float(cx, lam) * cx.sign
     same = float_same_token_gap(cx, values_float(cx, lam))
     cross = cross_token_min(ds, cx, c, alpha, u)
@@ -128,6 +168,7 @@ def separation_arb(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, al
     cross-token minimum, ``log10_delta`` (the smaller), the max output norm, whether the asymptotic
     order held and the digits used.
     """
+    _check_scale(alpha, u, ds.d)
     C = values_arb(ds, cx, v, lam, digits)
     same = certified_same_token_gap(cx, C)
     c = np.array([float(x.mid()) for x in C]) * cx.sign
@@ -180,6 +221,32 @@ def _certified_log_gaps(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: floa
     return ln_gap, digits * 2**max(level - 1, 0)
 
 
+def _value_order_pairs(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float,
+                       c_float: np.ndarray, digits: int, max_doublings: int):
+    """Pairs ``(lo, hi)`` of contexts adjacent in the order of their values, per token.
+
+    The float64 order where it resolves every adjacent difference (by more than ``1e-12 max|w|``,
+    far above its rounding); else the order of ``arb`` values whose adjacent balls are disjoint
+    (near ``lam = 0`` the values differ by ``O(lam^k)``, below float64 resolution, when the token
+    sets share ``k`` power sums), at ``digits`` doubled as needed; the float64 order when even that
+    fails (the certification then fails on the unresolved pair)."""
+    def adjacent(order):
+        same = cx.token[order][1:] == cx.token[order][:-1]
+        return order[:-1][same], order[1:][same]
+
+    order = np.lexsort((np.arange(cx.n_contexts), c_float, cx.token))
+    lo, hi = adjacent(order)
+    if np.all(c_float[hi] - c_float[lo] > 1e-12 * float(np.abs(cx.w).max())):
+        return lo, hi
+    for level in range(max_doublings + 1):
+        C = values_arb(ds, cx, v, lam, digits * 2**level)
+        keys = sorted(range(cx.n_contexts), key=lambda p: (int(cx.token[p]), C[p].mid()))
+        lo, hi = adjacent(np.array(keys))
+        if all(C[j] > C[i] for i, j in zip(lo, hi, strict=True)):
+            return lo, hi
+    return adjacent(order)
+
+
 def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, alpha: float,
                          u: np.ndarray, digits: int = 40, max_doublings: int = 6) -> dict:
     """Certified exhaustive separation at ``lam`` from the normalised differences in ``arb``.
@@ -199,19 +266,26 @@ def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: flo
     smallest over all same-token pairs. ``digits_needed``: the digits a direct evaluation needs
     (``-log10`` of the smallest difference relative to ``max |w|``, plus 2).
     """
+    lam = check_lam(lam)
+    _check_scale(alpha, u, ds.d)
+    for name, value, low in (("digits", digits, 10), ("max_doublings", max_doublings, 0)):
+        if not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     c_float = values_float(cx, lam)
     c = c_float * cx.sign
     cross = cross_token_min(ds, cx, c, alpha, u)
     base = {"delta_cross": cross, "max_norm": max_output_norm(ds, cx, c, alpha, u)}
     lo, hi = cx.adjacent_pairs()
     asymptotic = True
-    ln_gap, used = (_certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
+    # float64 values accurate to ~1e-15 |w| that are clearly out of the asymptotic order: the arb
+    # check of those pairs would find a negative difference, so go to the float64 order at once
+    clearly_out = np.any(c_float[hi] - c_float[lo] < -1e-9 * float(np.abs(cx.w).max()))
+    ln_gap, used = ((None, digits) if clearly_out else
+                    _certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
                     if len(lo) else ({}, digits))
     if ln_gap is None:
         asymptotic = False
-        order = np.lexsort((np.arange(cx.n_contexts), c_float, cx.token))
-        same = cx.token[order][1:] == cx.token[order][:-1]
-        lo, hi = order[:-1][same], order[1:][same]
+        lo, hi = _value_order_pairs(ds, cx, v, lam, c_float, digits, max_doublings)
         ln_gap, used = _certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
     out = {**base, "asymptotic_order": asymptotic, "digits": used}
     if ln_gap is None:
@@ -226,3 +300,39 @@ def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: flo
     return {**out, "certified": True, "log10_delta_same": log10_same,
             "log10_delta": min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
             "digits_needed": float(math.ceil(math.log10(wmax) - float(lowest.mid()) / LN10 + 2))}
+
+
+def separation_exact(ds: TokenDataset, cx: Contexts, v: np.ndarray, arm: str, alpha: float,
+                     u: np.ndarray) -> dict:
+    """Exhaustive separation of one limit of the layer (``arm``: ``"uniform"``, ``lam = 0``, or
+    ``"hardmax"``) in exact rational arithmetic (``contexts.values_exact``).
+
+    Outputs of one token differ by ``alpha |C - C'|``, so two contexts with different token sets
+    collide exactly when their rational values are equal. Returns ``collisions`` (same-token pairs
+    of contexts that coincide; the dataset's token sets are distinct), ``log10_delta`` (``-inf``
+    when any collide, else ``log10 min(alpha min |C - C'|, cross-token minimum)``) and the
+    cross-token minimum (float64: at least ``eps / 2``).
+    """
+    _check_scale(alpha, u, ds.d)
+    K, scale = values_exact(ds, cx, v, arm)  # noqa: N806
+    collisions = _colliding_pairs(K, cx.token)
+    cross = cross_token_min(ds, cx, np.array([float(x * scale) for x in K]) * cx.sign, alpha, u)
+    if collisions:
+        log10_delta = -math.inf
+    else:
+        gaps = [b - a for t in np.unique(cx.token)
+                for a, b in itertools.pairwise(sorted(K[p] for p in np.flatnonzero(cx.token == t)))]
+        gap = min(gaps, default=None)
+        same = (math.log10(alpha) + math.log10(gap) + math.log10(scale.numerator)
+                - math.log10(scale.denominator) if gap is not None else math.inf)
+        log10_delta = min(same, math.log10(cross)) if cross > 0 else -math.inf
+    return {"arm": arm, "collisions": collisions, "log10_delta": log10_delta,
+            "delta_cross": cross, "precision": "exact rational"}
+
+
+def _colliding_pairs(C: list, token: np.ndarray) -> int:
+    """Pairs of contexts of one token with equal values."""
+    counts: dict[tuple, int] = {}
+    for t, x in zip(token.tolist(), C, strict=True):
+        counts[(t, x)] = counts.get((t, x), 0) + 1
+    return sum(r * (r - 1) // 2 for r in counts.values())

@@ -8,12 +8,16 @@ against (``benchmarks/memorization.py``):
 - ``cross_token_min_brute_force``: the smallest distance between outputs of different tokens over
   all pairs (``separation.cross_token_min`` minimises a parabola by binary search);
 - ``context_values_mpmath``: the context values ``C`` directly in mpmath (``contexts.values_arb``
-  uses ball arithmetic).
+  uses ball arithmetic);
+- ``limit_values_fractions``: the layer's two limits (uniform averaging, hardmax) as ``Fraction``
+  values computed from each context's own tokens (``contexts.values_exact`` scales every projection
+  to one integer grid).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -56,3 +60,16 @@ def context_values_mpmath(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: fl
             E = [mpmath.exp(b * (x - w[0])) for x in w]
             out.append(mpmath.fsum(x * e for x, e in zip(w, E, strict=True)) / mpmath.fsum(E))
         return out
+
+
+def limit_values_fractions(ds: TokenDataset, cx: Contexts, v: np.ndarray, arm: str) -> list:
+    """``C`` of every context as ``Fraction``: ``mean`` (uniform) or ``max`` (hardmax) of
+    ``sign(z_t) v^T x_j`` over the members, each dot product summed in rationals."""
+    out = []
+    for p in range(cx.n_contexts):
+        s = int(cx.sign[p])
+        w = [s * sum((Fraction(float(a)) * Fraction(float(b))
+                      for a, b in zip(v, ds.vocab[m], strict=True)), Fraction(0))
+             for m in cx.members[p]]
+        out.append(sum(w, Fraction(0)) / len(w) if arm == "uniform" else max(w))
+    return out

@@ -8,6 +8,6 @@ from expressivity.joblog import job_log
 
 log = job_log(snakemake)
 chunk = int(snakemake.wildcards.chunk)
-rows = check_chunk(chunk=chunk, **dict(snakemake.params.items()))
+rows = check_chunk(chunk=chunk, **dict(snakemake.params.items()), log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info(f"chunk {chunk}: checked vectors {rows[0]['vector']}..{rows[-1]['vector']}")

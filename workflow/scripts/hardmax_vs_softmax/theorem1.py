@@ -1,4 +1,5 @@
-"""Theorem 1: random one-layer attentions on the counterexample; the explicit softmax memorizer."""
+"""Theorem 1: random one-layer attentions on the counterexample; the softmax memorizer under random
+labellings."""
 
 import pandas as pd
 
@@ -7,7 +8,7 @@ from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-tables = theorem1_tables(**dict(snakemake.params.items()))
+tables = theorem1_tables(**dict(snakemake.params.items()), log=log)
 for name, rows in tables.items():
     write_table(pd.DataFrame(rows), snakemake.output[name])
 log.info(f"{len(tables['search'])} draws")

@@ -1,12 +1,14 @@
-"""Figure data: delta against lam from 0 to lam_theory, float64 versus arbitrary precision."""
+"""Figure data: delta against lam on a random and an adversarial dataset (uniform averaging at
+lam = 0, softmax on a zoom and a log grid to lam_theory, hardmax), float64 versus arbitrary
+precision."""
 
 import pandas as pd
 
-from expressivity.experiments.memorization import curve_rows
+from expressivity.experiments.memorization.curve import curve_rows
 from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-rows = curve_rows(**dict(snakemake.params.items()))
+rows = curve_rows(log=log, **dict(snakemake.params.items()))
 write_table(pd.DataFrame(rows), snakemake.output[0])
-log.info(f"{len(rows)} values of lam")
+log.info(f"{len(rows)} rows")

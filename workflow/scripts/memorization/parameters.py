@@ -1,10 +1,10 @@
-"""Parameter counts against N with reference orders of growth, and the log-log slope per series."""
+"""Parameter counts and total bits against N, with reference orders and the counting bound."""
 
-from expressivity.experiments.memorization import parameter_table
+from expressivity.experiments.memorization.parameters import INPUT_COLUMNS, parameter_table
 from expressivity.io import read_table, write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.search, ["d", "V", "n", "N", "n_parameters"])
+df = read_table(snakemake.input.search, INPUT_COLUMNS)
 write_table(parameter_table(df), snakemake.output[0])
 log.info(f"{len(df)} datasets")

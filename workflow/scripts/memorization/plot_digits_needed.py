@@ -1,4 +1,5 @@
-"""Figure: decimal digits a direct evaluation needs, at lam_theory and at lam_min, per dataset."""
+"""Figure: decimal digits a direct evaluation needs, at lam_theory and just above the last crossing
+of the asymptotic order, per dataset."""
 
 import numpy as np
 
@@ -25,7 +26,7 @@ with figure(figsize=(6.5, 4.5)) as (fig, ax):
     both = np.concatenate([th["digits_star"], se["digits_star"]])
     Vs = np.concatenate([th["V"], se["V"]])  # noqa: N816
     ax.plot(jit(Vs), np.maximum(both, 1), ls="none", marker=MARKERS[2], color=PALETTE[2],
-            label="measured at lam_star = lam_min (1 + margin)")
+            label="measured at lam_star, just above the last crossing (a sufficient lam)")
     ax.axhline(FLOAT64_DIGITS, color="black", ls="--", lw=1, label="float64 (15.95 digits)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -33,7 +34,7 @@ with figure(figsize=(6.5, 4.5)) as (fig, ax):
     ax.set_ylabel("decimal digits to resolve delta")
     ratio = se["lam_ratio"][np.isfinite(se["lam_ratio"])]
     if len(ratio):
-        ax.set_title(f"lam_theory / lam_min in regime (ii): {ratio.min():.3g} .. {ratio.max():.3g}",
-                     fontsize=9)
+        ax.set_title(f"lam_theory / last crossing in regime (ii): {ratio.min():.3g} .. "
+                     f"{ratio.max():.3g}", fontsize=9)
     ax.legend(fontsize=7)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -1,32 +1,75 @@
-"""Figure: parameter counts of our memorizer against N, next to reference orders of growth."""
+"""Figure: parameters and total bits of our memorizer against N, next to reference orders of growth
+and the counting bound."""
 
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.ticker import NullFormatter
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["d", "V", "n", "N", "n_parameters", "kim2023_order",
-                                     "optimal_order", "series_slope"])
-with figure(figsize=(6.5, 4.5)) as (fig, ax):
-    for i, ((d, n), g) in enumerate(df.groupby(["d", "n"])):
+df = read_table(snakemake.input[0], [
+    "d", "V", "n", "N", "n_parameters", "bits_at_lam_mem", "bits_at_theory", "label_bits",
+    "mem_lam", "slope_parameters", "slope_bits_lam_mem", "slope_bits_theory"])
+ns, dims = sorted(set(df["n"])), sorted(set(df["d"]))
+colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(ns)}
+marker = {d: MARKERS[i % len(MARKERS)] for i, d in enumerate(dims)}
+N = np.geomspace(df["N"].min(), df["N"].max(), 50)  # noqa: N816
+d, n = int(df["d"].max()), int(df["n"].max())
+
+with figure(2, 2, figsize=(11, 6.5), gridspec_kw={"height_ratios": [1, 0.22]}) as (fig, axes):
+    params, bits = axes[0]
+    for (dd, _, nn), g in df.groupby(["d", "V", "n"]):
         g = g.sort_values("N")
-        ax.plot(g["N"], g["n_parameters"], color=PALETTE[i % len(PALETTE)],
-                marker=MARKERS[i % len(MARKERS)], ms=4, lw=1,
-                label=f"ours (4d + d + 2nN), d={d}, n={n}; slope "
-                      f"{g['series_slope'].min():.3f}-{g['series_slope'].max():.3f}")
-    N = np.logspace(np.log10(df["N"].min()), np.log10(df["N"].max()), 50)  # noqa: N816
-    d, n = int(df["d"].max()), int(df["n"].max())
-    ax.plot(N, d + n + np.sqrt(n * N), color="black", ls="--",
-            label=f"Kim et al. 2023 order d + n + sqrt(nN) (constants 1; d={d}, n={n})")
-    ax.plot(N, np.sqrt(n * N), color="grey", ls=":",
-            label=f"optimal order sqrt(nN) (Kajitsuka & Sato 2025; constant 1, n={n})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of sequences N")
-    ax.set_ylabel("parameters")
-    ax.set_title("One-layer rank-1 memorizer: parameters linear in N (reference curves: orders "
-                 "of growth only)", fontsize=8)
-    ax.legend(fontsize=6)
+        params.plot(g["N"], g["n_parameters"], color=colour[nn], marker=marker[dd], ms=4, lw=0.8)
+        bits.plot(g["N"], g["bits_at_lam_mem"], color=colour[nn], marker=marker[dd], ms=4, lw=0.8)
+        bits.plot(g["N"], g["bits_at_theory"], color=colour[nn], marker=marker[dd], ms=4, lw=0.8,
+                  ls="--", mfc="none")
+    params.plot(N, d * n * N + d**2, color="black", ls="-.", lw=1)
+    params.plot(N, d + n + np.sqrt(n * N), color="black", ls="--", lw=1)
+    params.plot(N, np.sqrt(n * N), color="grey", ls=":", lw=1.2)
+    for g_n, g in df.groupby("n"):
+        g = g.drop_duplicates("N").sort_values("N")
+        bits.plot(g["N"], g["label_bits"], color=colour[g_n], lw=3, alpha=0.4)
+    params.set_title("parameters: ours (5d + 2nN) and orders of growth (constants 1)", fontsize=9)
+    slopes = (f"log-log slopes: parameters {df['slope_parameters'].min():.3f}-"
+              f"{df['slope_parameters'].max():.3f}; bits at lam = {df['mem_lam'].iloc[0]:g} "
+              f"{df['slope_bits_lam_mem'].min():.2f}-{df['slope_bits_lam_mem'].max():.2f}, "
+              f"at lam_theory {df['slope_bits_theory'].min():.2f}-"
+              f"{df['slope_bits_theory'].max():.2f}")
+    fig.suptitle(slopes, fontsize=8)
+    bits.set_title("total bits = parameters x log2(10) x digits needed", fontsize=9)
+    params.set_ylabel("parameters")
+    bits.set_ylabel("bits")
+    for ax in (params, bits):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of sequences N")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    entries = [Line2D([], [], color=colour[x], lw=1.5, label=f"n = {x}") for x in ns]
+    entries += [Line2D([], [], color="grey", marker=marker[x], ls="none", label=f"d = {x}")
+                for x in dims]
+    entries += [
+        Line2D([], [], color="grey", marker="o", lw=0.8,
+               label=f"bits at lam = {df['mem_lam'].iloc[0]:g} (the memorizer's lam)"),
+        Line2D([], [], color="grey", marker="o", mfc="none", ls="--", lw=0.8,
+               label="bits at lam_theory"),
+        Line2D([], [], color="grey", lw=3, alpha=0.4,
+               label="counting bound n N log2(classes), any memorizer (colour: n)"),
+        Line2D([], [], color="black", ls="-.", lw=1,
+               label=f"d n N + d^2: paper's construction, dense matrices (K&S 2025 Table 1; "
+                     f"d={d}, n={n})"),
+        Line2D([], [], color="black", ls="--", lw=1,
+               label=f"Kim et al. 2023: d + n + sqrt(nN) parameters (d={d}, n={n})"),
+        Line2D([], [], color="grey", ls=":", lw=1.2,
+               label=f"optimal sqrt(nN) parameters (K&S 2025; n={n})"),
+    ]
+    grid = axes[1, 0].get_gridspec()
+    for ax in axes[1]:
+        ax.remove()
+    key_ax = fig.add_subplot(grid[1, :])
+    key_ax.axis("off")
+    key_ax.legend(handles=entries, loc="center", ncol=3, fontsize=7)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -1,15 +1,19 @@
 """Jobs of the Boltzmann-operator study: random vectors checked by ``expressivity.boltzmann``, and
-the hardmax-limit curves of the figure."""
+the hardmax-limit curves of the figure; ``chunk_cost`` plans a chunk's resources."""
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
 
 from expressivity.attention import boltz
 from expressivity.boltzmann import check_vector
+from expressivity.joblog import Progress
 from expressivity.rng import generator
+
+_LOG = logging.getLogger(__name__)
 
 #: Sizes of the example vectors of the hardmax-limit figure.
 CURVE_SIZES = (4, 16, 64)
@@ -30,26 +34,59 @@ def random_vector(
 
 def check_vectors(
     *, seed: int, first: int, last: int, size_min: int, size_max: int, scale_max: float,
-    tie_fraction: float, spreads: list[float], mp_dps: int,
+    tie_fraction: float, spreads: list[float], arb_dps: int, log: logging.Logger = _LOG,
 ) -> list[dict[str, object]]:
     """Rows of ``check_vector`` for vectors ``first .. last - 1``; vector ``i`` has its own stream,
-    so the rows do not depend on how the range is split into jobs."""
+    so the rows do not depend on how the range is split into jobs. Progress lines go to ``log``."""
+    if not 0 <= first < last:
+        raise ValueError(f"need 0 <= first < last, got first={first}, last={last}")
+    if not 2 <= size_min <= size_max:
+        raise ValueError(f"need 2 <= size_min <= size_max, got {size_min}, {size_max}")
+    if not (math.isfinite(scale_max) and scale_max > 1e-3):
+        raise ValueError(f"scale_max must be a finite number > 1e-3, got {scale_max}")
+    if not 0 <= tie_fraction <= 1:
+        raise ValueError(f"tie_fraction must be in [0, 1], got {tie_fraction}")
+    progress = Progress(log, "Boltzmann vectors", last - first)
     rows = []
     for i in range(first, last):
         rng = generator(seed, "hardmax_vs_softmax.boltzmann", vector=i)
         a = random_vector(rng, size_min, size_max, scale_max, tie_fraction)
-        rows.append({"vector": i, **check_vector(rng, a, np.asarray(spreads, float), mp_dps)})
+        rows.append({"vector": i, **check_vector(rng, a, np.asarray(spreads, float), arb_dps)})
+        progress.update(i + 1 - first)
     return rows
+
+
+def chunk_range(*, chunk: int, n_chunks: int, n_vectors: int) -> tuple[int, int]:
+    """``(first, last)``: the vectors of job ``chunk`` of ``n_chunks``."""
+    if not 0 <= chunk < n_chunks <= n_vectors:
+        raise ValueError(f"need 0 <= chunk < n_chunks <= n_vectors, got chunk={chunk}, "
+                         f"n_chunks={n_chunks}, n_vectors={n_vectors}")
+    return chunk * n_vectors // n_chunks, (chunk + 1) * n_vectors // n_chunks
 
 
 def check_chunk(*, seed: int, chunk: int, n_chunks: int, n_vectors: int, size_min: int,
                 size_max: int, scale_max: float, tie_fraction: float, spreads: list[float],
-                mp_dps: int) -> list[dict[str, object]]:
+                arb_dps: int, log: logging.Logger = _LOG) -> list[dict[str, object]]:
     """Job ``chunk`` of ``n_chunks``: ``check_vectors`` on its share of the ``n_vectors`` vectors."""
-    return check_vectors(seed=seed, first=chunk * n_vectors // n_chunks,
-                         last=(chunk + 1) * n_vectors // n_chunks, size_min=size_min,
+    first, last = chunk_range(chunk=chunk, n_chunks=n_chunks, n_vectors=n_vectors)
+    return check_vectors(seed=seed, first=first, last=last, size_min=size_min,
                          size_max=size_max, scale_max=scale_max, tie_fraction=tie_fraction,
-                         spreads=spreads, mp_dps=mp_dps)
+                         spreads=spreads, arb_dps=arb_dps, log=log)
+
+
+def chunk_cost(*, n_chunks: int, n_vectors: int, size_max: int, scale_max: float,
+               arb_dps: int) -> tuple[int, float]:
+    """``(peak bytes, CPU seconds)`` of the largest chunk, for planning resources.
+
+    Measured here (2 cores shared, 2026-11): about 1 ms per vector of length 64 in float64 plus
+    a length-proportional part; about a fifth of the vectors need ball arithmetic, whose cost
+    grows with the digits (up to ``2 (arb_dps + spread / ln 10)``, the spread of a vector of scale
+    ``scale_max`` about ``6 scale_max`` nats). Doubled for slower nodes. Memory: the rows and the
+    interpreter."""
+    per_chunk = -(-n_vectors // n_chunks)
+    digits = 2 * (arb_dps + 6 * scale_max / math.log(10))
+    per_vector = 1.0e-3 + 4.0e-6 * size_max + 1.0e-9 * size_max * digits
+    return 300 * 2**20 + 400 * per_chunk, 2 * per_chunk * per_vector
 
 
 def limit_curves(*, seed: int, example_betas: int,
