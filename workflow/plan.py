@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
+from expressivity.claims import STAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = ("hardmax_vs_softmax", "sparse_approximation", "memorization", "universal_approximation",
-          "trained_models")
 
 
 @dataclass(frozen=True)

@@ -79,9 +79,10 @@ def damaged_tables(root: str | os.PathLike) -> list[tuple[Path, str]]:
     """Every table under ``root`` that no longer matches its record, with the reason."""
     found = []
     for record in sorted(Path(root).rglob(".*.csv.sha256")):
-        reason = damage(record.with_name(record.name[1:-len(".sha256")]))
+        table = record.with_name(record.name[1:-len(".sha256")])
+        reason = damage(table)
         if reason:
-            found.append((record.with_name(record.name[1:-len(".sha256")]), reason))
+            found.append((table, reason))
     return found
 
 

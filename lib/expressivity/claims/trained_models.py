@@ -132,8 +132,9 @@ def _mixers(t):
 CLAIMS = [
     Claim(
         id="trained_models.rank1_memorizes",
-        kind="finding", basis="mathematics",
-        control="control arm: the attention-free model (no_attention_bounded); one seed",
+        kind="check", basis="mathematics",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arm: the attention-free model (no_attention_bounded)",
         paper=KS, where="Sec. 6 (experiments)",
         statement="a one-layer, one-head, head-size-1 transformer with tied W_Q = W_K = W_V = w^T "
                   "(learned temperature, separate W_O, ReLU FFN, per-token classifier) trained "
@@ -147,8 +148,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.fixed_projection_memorizes",
-        kind="finding", basis="mathematics",
-        control="control arm: the attention-free model (no_attention_bounded); one seed",
+        kind="check", basis="mathematics",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arm: the attention-free model (no_attention_bounded)",
         paper=KS, where="Thm 2 / Sec. 6; Reviewer 1's request",
         statement="with w fixed at the construction's projection vector (a random unit vector "
                   "meeting the projection lemma on V and 0) and only the temperature, W_O and FFN "
@@ -222,8 +224,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.width_below_construction",
-        kind="finding", basis="mathematics",
-        control="rules out training needing the construction's width n N",
+        kind="check", basis="mathematics",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " rules out training needing the construction's width n N",
         paper=KS, where="Cor. 1 and the parameter count (notes Sec. 4.3)",
         statement="the smallest FFN width that training fits to 100 % is at most the "
                   "construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights), at "
@@ -237,8 +240,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_dense",
-        kind="finding", basis="convention",
-        control="control arms: STAR and RANDOM patterns (copy_star_random_fail)",
+        kind="check", basis="convention",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arms: STAR and RANDOM patterns (copy_star_random_fail)",
         paper=YB, where="Sec. 5, copying task",
         statement="a dense-attention encoder copies the sequences (held-out token accuracy "
                   f">= {COPY_SUCCESS}) at the largest depth tried",
@@ -250,8 +254,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_strided_fixed",
-        kind="finding", basis="convention",
-        control="control arms: STAR and RANDOM patterns (copy_star_random_fail)",
+        kind="check", basis="convention",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arms: STAR and RANDOM patterns (copy_star_random_fail)",
         paper=YB, where="Sec. 5, copying task",
         statement="STRIDED and FIXED sparse encoders copy with four layers (held-out token "
                   f"accuracy >= {COPY_SUCCESS})",
@@ -266,8 +271,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_star_random_fail",
-        kind="finding", basis="convention",
-        control="control arms: DENSE, STRIDED and FIXED, which reach the target",
+        kind="check", basis="convention",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arms: DENSE, STRIDED and FIXED, which reach the target",
         paper=YB, where="Sec. 5, copying task",
         statement="STAR and RANDOM sparse encoders do not copy with four layers (held-out token "
                   f"accuracy < {COPY_SUCCESS})",
@@ -280,8 +286,9 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.attention_beats_alternatives",
-        kind="finding", basis="convention",
-        control="control arms: the bilinear and convolution mixers alone",
+        kind="check", basis="convention",
+        control="one seed and one fixed budget, so not evidence (issue 13's protocol will decide it);"
+                " control arms: the bilinear and convolution mixers alone",
         paper=YA, where="Sec. 5 (alternatives to self-attention), qualitative",
         statement="on a task that needs the whole sequence (count each token's occurrences), an "
                   "all-self-attention encoder is at least as accurate as the same depth of "
