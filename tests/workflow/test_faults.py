@@ -179,3 +179,20 @@ def test_an_error_injected_into_a_job_is_in_that_jobs_log(fresh_copy):
     assert "start hvs_boltzmann_curves" in log
     assert "Traceback" in log and "RuntimeError: injected failure" in log
     assert "injected failure" in proc.stdout + proc.stderr  # show-failed-logs prints it too
+
+
+def test_damaged_part_whose_consumers_are_built_is_set_aside_and_rebuilt_on_request(fresh_copy):
+    """A per-point table damaged after its gather consumed it: the gathered table and everything
+    after it stay valid (they were computed from the undamaged part), so Snakemake does not need
+    the part; it is set aside, nothing else changes, and asking for it rebuilds the same bytes."""
+    part = "results/hardmax_vs_softmax/bigbird/n16.csv"
+    fresh_copy.run(STAGE)
+    before = csv_digests(fresh_copy.path)
+    path = fresh_copy.path / part
+    path.write_bytes(path.read_bytes().replace(b"1", b"7", 1))
+    proc = fresh_copy.run(STAGE)
+    assert f"{part}: table differs from what its job wrote" in proc.stdout + proc.stderr
+    assert not path.exists()
+    assert csv_digests(fresh_copy.path) == {k: v for k, v in before.items() if k != part}
+    fresh_copy.run(part)
+    assert csv_digests(fresh_copy.path) == before
