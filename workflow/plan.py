@@ -4,9 +4,9 @@
 whole workflow (``--forceall``: what a clean run does) and reads each job's ``runtime`` (minutes),
 ``mem_mb`` and ``threads``: the same numbers a cluster is asked for, set in the rules from each
 stage's cost model. It prints one line per stage, the total, and the largest job, and refuses a
-plan with a job over the wall-time cap (the config's ``limits.job_hours``, or ``--cap-hours``;
-the SLURM partitions must allow it). ``--measured`` adds, for a finished run, the measured seconds
-of every compute job (its ``benchmark:`` file) next to the prediction.
+plan with a job over the wall-time cap (``--cap-hours``; the SLURM profile's partitions must allow
+it). ``--measured`` adds, for a finished run, the measured seconds of every compute job (its
+``benchmark:`` file) next to the prediction.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("hardmax_vs_softmax", "sparse_approximation", "memorization", "universal_approximation",
           "trained_models")
+#: A planned job longer than this is refused (many SLURM partitions cap wall time at a day).
+CAP_HOURS = 24.0
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _hours(h: float) -> str:
     return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
 
 
-def describe(jobs: list[PlannedJob], cap_hours: float) -> tuple[str, list[PlannedJob]]:
+def describe(jobs: list[PlannedJob], cap_hours: float = CAP_HOURS) -> tuple[str, list[PlannedJob]]:
     """The plan as text, and the jobs planned over the cap."""
     lines = [f"{'stage':<26}{'jobs':>6}{'CPU-hours':>11}{'peak memory':>13}  largest job"]
     groups = [s for s in (*STAGES, "claims") if any(j.stage == s for j in jobs)]
@@ -123,14 +123,11 @@ def measured(jobs: list[PlannedJob], cwd: Path = ROOT) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config", help="the config file, e.g. config/paper.yaml")
-    parser.add_argument("--cap-hours", type=float, default=None,
-                        help="refuse a plan with a job longer than this (default: the config's "
-                             "limits.job_hours)")
+    parser.add_argument("--cap-hours", type=float, default=CAP_HOURS,
+                        help=f"refuse a plan with a job longer than this (default {CAP_HOURS:g})")
     parser.add_argument("--measured", action="store_true",
                         help="also compare with the measured time of a finished run")
     args = parser.parse_args(argv)
-    if args.cap_hours is None:
-        args.cap_hours = float(yaml.safe_load(Path(args.config).read_text())["limits"]["job_hours"])
     jobs = dry_run(args.config)
     text, over = describe(jobs, args.cap_hours)
     print(f"Plan of a clean run of {args.config} (runtime and memory as requested from a cluster):")

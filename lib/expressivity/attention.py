@@ -67,8 +67,6 @@ def softmax(S: np.ndarray, beta: float = 1.0, mask: np.ndarray | None = None) ->
     """
     beta = _finite_number("beta", beta)
     S = np.asarray(S, dtype=float)
-    if S.ndim >= 2 and S.shape[-1] > 0 and S.size == 0:
-        return np.zeros(S.shape)  # an empty batch of score rows: nothing to normalise
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = beta * S
     if S.size == 0 or not np.isfinite(scaled).all():

@@ -274,9 +274,7 @@ def test_duplicate_key_is_found_in_the_file_snakemake_already_loaded(tmp_path):
     path.write_text(CI_TEXT + "hardmax_vs_softmax:\n  theorem1:\n    n_draws: 5\n")
     with pytest.raises(ConfigError) as err:
         check_config(yaml.safe_load(path.read_text()), config_files=[path])
-    first = LINES.index("hardmax_vs_softmax:\n") + 1
-    assert (f"line {len(LINES) + 1}: duplicate key hardmax_vs_softmax (first at line {first})"
-            in str(err.value))
+    assert f"line {len(LINES) + 1}: duplicate key hardmax_vs_softmax (first at line 4)" in str(err.value)
 
 
 @pytest.mark.parametrize("what", ["missing", "directory"])

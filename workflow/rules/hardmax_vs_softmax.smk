@@ -4,9 +4,7 @@ import math
 
 from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_cost
 from expressivity.experiments.hardmax_vs_softmax.boltzmann import chunk_cost
-from expressivity.experiments.hardmax_vs_softmax.theorem1 import (
-    search_cost as theorem1_cost,
-)
+from expressivity.experiments.hardmax_vs_softmax.theorem1 import search_cost
 
 HVS = "hardmax_vs_softmax"
 HVS_CFG = config[HVS]
@@ -34,7 +32,7 @@ HVS_CHUNK_RES = hvs_resources(
     )
 )
 HVS_THEOREM1_RES = hvs_resources(
-    theorem1_cost(
+    search_cost(
         **{
             k: HVS_CFG["theorem1"][k]
             for k in (

@@ -1,8 +1,13 @@
 # Stage: memorization with one layer, one head, rank-1 weights (Kajitsuka & Sato 2024 Thm 2 and
 # Cor. 1; Zhang et al. 2017 FFN).
-# the module, not its names: every rules file shares one namespace (sparse_approximation.smk has a
-# search_cost of its own)
-from expressivity.experiments.memorization import cost as mem_cost
+from expressivity.experiments.memorization.cost import (
+    contrast_cost,
+    curve_cost,
+    mem_mb,
+    runtime_minutes,
+    search_cost,
+    theory_cost,
+)
 
 MEM = "memorization"
 MEM_CFG = config[MEM]
@@ -21,25 +26,25 @@ mem_params = lambda section, keys, shared=("n_classes", "r_min", "r_max", "margi
 
 # (seconds, peak bytes) of each job from the cost model of the experiments layer: the rules'
 # runtime and mem_mb, so that `make plan` shows a config's cost before any work
-mem_theory_cost = lambda wc: mem_cost.theory_cost(
+mem_theory_cost = lambda wc: theory_cost(
     V=int(wc.V),
     d=int(wc.d),
     r_min=MEM_CFG["r_min"],
     r_max=MEM_CFG["r_max"],
     **{k: MEM_CFG["theory"][k] for k in ("n", "N_max", "eps", "max_digits")},
 )
-mem_search_cost = lambda wc: mem_cost.search_cost(
+mem_search_cost = lambda wc: search_cost(
     V=int(wc.V),
     d=int(wc.d),
     **{k: MEM_CFG["search"][k] for k in ("n", "N", "n_grid")},
 )
-MEM_CURVE_COST = mem_cost.curve_cost(
+MEM_CURVE_COST = curve_cost(
     **{
         k: MEM_CFG["curve"][k]
         for k in ("V", "d", "n", "n_lams", "zoom_points", "max_digits", "adversarial_k")
     }
 )
-MEM_CONTRAST_COST = mem_cost.contrast_cost(
+MEM_CONTRAST_COST = contrast_cost(
     **{k: MEM_CFG["hardmax"][k] for k in ("d", "degrees", "draws", "extra_shared")}
 )
 
@@ -83,8 +88,8 @@ rule mem_theory:
     conda:
         ENV
     resources:
-        runtime=lambda wc: mem_cost.runtime_minutes(mem_theory_cost(wc)[0]),
-        mem_mb=lambda wc: mem_cost.mem_mb(mem_theory_cost(wc)[1]),
+        runtime=lambda wc: runtime_minutes(mem_theory_cost(wc)[0]),
+        mem_mb=lambda wc: mem_mb(mem_theory_cost(wc)[1]),
     params:
         **mem_params("theory", ("n", "N_max", "eps", "max_digits")),
     script:
@@ -105,8 +110,8 @@ rule mem_search:
     conda:
         ENV
     resources:
-        runtime=lambda wc: mem_cost.runtime_minutes(mem_search_cost(wc)[0]),
-        mem_mb=lambda wc: mem_cost.mem_mb(mem_search_cost(wc)[1]),
+        runtime=lambda wc: runtime_minutes(mem_search_cost(wc)[0]),
+        mem_mb=lambda wc: mem_mb(mem_search_cost(wc)[1]),
     params:
         **mem_params("search", ("n", "N", "eps", "lam_mem", "n_grid")),
     script:
@@ -146,8 +151,8 @@ rule mem_curve:
     conda:
         ENV
     resources:
-        runtime=mem_cost.runtime_minutes(MEM_CURVE_COST[0]),
-        mem_mb=mem_cost.mem_mb(MEM_CURVE_COST[1]),
+        runtime=runtime_minutes(MEM_CURVE_COST[0]),
+        mem_mb=mem_mb(MEM_CURVE_COST[1]),
     params:
         **mem_params(
             "curve",
@@ -183,8 +188,8 @@ rule mem_hardmax:
     conda:
         ENV
     resources:
-        runtime=mem_cost.runtime_minutes(MEM_CONTRAST_COST[0]),
-        mem_mb=mem_cost.mem_mb(MEM_CONTRAST_COST[1]),
+        runtime=runtime_minutes(MEM_CONTRAST_COST[0]),
+        mem_mb=mem_mb(MEM_CONTRAST_COST[1]),
     params:
         **mem_params(
             "hardmax",

@@ -83,12 +83,12 @@ def gather_rule(stage, name, parts):
             lib=lib_deps("workflow/scripts/concat_tables.py"),
         output:
             table_output(stage, name),
+        resources:
+            runtime=CHEAP_RUNTIME,
         log:
             f"logs/{stage}/gather_{name}.log",
         conda:
             ENV
-        resources:
-            runtime=CHEAP_RUNTIME,
         script:
             "../scripts/concat_tables.py"
 
@@ -106,12 +106,12 @@ def plot_rule(stage, name, spec):
         output:
             png=report(png, caption=caption(stage, name, "figure"), category=stage),
             pdf=pdf,
+        resources:
+            runtime=CHEAP_RUNTIME,
         log:
             f"logs/{stage}/plot_{name}.log",
         conda:
             ENV
-        resources:
-            runtime=CHEAP_RUNTIME,
         params:
             **spec["params"],
         script:
@@ -152,14 +152,14 @@ rule stage_claims:
             category="Claims",
             labels={"stage": "{stage}"},
         ),
+    resources:
+        runtime=CHEAP_RUNTIME,
     log:
         "logs/claims/{stage}.log",
     wildcard_constraints:
         stage="|".join(STAGES),
     conda:
         ENV
-    resources:
-        runtime=CHEAP_RUNTIME,
     params:
         stage="{stage}",
     script:
@@ -178,12 +178,12 @@ rule claims:
             category="Claims",
             labels={"stage": "all"},
         ),
+    resources:
+        runtime=CHEAP_RUNTIME,
     log:
         "logs/claims/all.log",
     conda:
         ENV
-    resources:
-        runtime=CHEAP_RUNTIME,
     script:
         "../scripts/claims/gather.py"
 
