@@ -5,7 +5,7 @@ per second for the exact integer reference of Lemma 6, the hardmax attention mat
 attention, the property checks, and the sparse contextual mapping, on one grid each, plus the
 ratio of each to the integer reference measured in the same run; then the seconds each job of the
 stage takes on the cases of config/ci.yaml (``tests/cases.py``), through the functions the
-workflow scripts call.
+workflow scripts call, next to the cost model's prediction (the rules' ``runtime``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import cases  # noqa: E402
 
 from expressivity.experiments import universal_approximation as experiments  # noqa: E402
 from expressivity.quantization import grid_digits  # noqa: E402
+from expressivity.reference.universal_approximation import run_integer_reference  # noqa: E402
 from expressivity.selective_shift import (  # noqa: E402
     compare_with_reference,
     contextual_properties,
@@ -53,6 +54,8 @@ def main() -> None:
         "hardmax matrices (+ exact recheck)": rate(
             lambda: compare_with_reference(net, digits, q), N, 1),
         "softmax matrices": rate(lambda: run_attention(net, digits, "softmax", 128.0), N, 1),
+        "integer reference, plain Python": rate(
+            lambda: run_integer_reference(net, digits[:2048]), 2048, 1),
     }
     sm, sd, sn = 3, 1, 6
     masks = pattern_masks("fixed", sn)
@@ -68,17 +71,35 @@ def main() -> None:
         print(f"{name:<40}{r:>14.0f}{r / ref:>16.3f}")
     jobs = {f"lemma6 m={m} d={d} n={n}": lambda m=m, d=d, n=n: experiments.lemma6_check(
         m=m, d=d, n=n, **cases.UA_LEMMA6) for m, d, n in cases.UA_LEMMA6_GRIDS}
-    jobs.update({f"approximation {t}": lambda t=t: experiments.approximation_table(
-        target=t, **cases.UA_APPROXIMATION) for t in cases.UA_TARGETS})
+    jobs.update({f"approximation {t} d={d}": lambda t=t, d=d: experiments.approximation_table(
+        target=t, d=d, **cases.UA_APPROXIMATION)
+        for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
     jobs.update({
         "patterns": lambda: experiments.assumption_table(**cases.UA_PATTERNS),
         "sparse_mapping": lambda: experiments.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
         "polynomial_staircase": lambda: experiments.staircase_table(**cases.UA_STAIRCASE),
         "polynomial_regression": lambda: experiments.regression_table(**cases.UA_REGRESSION),
     })
-    print(f"\n{'ci.yaml job':<40}{'seconds':>14}")
+    print(f"\n{'ci.yaml job':<40}{'seconds':>14}{'predicted':>12}")
+    costs = {f"lemma6 m={m} d={d} n={n}": experiments.lemma6_cost(m=m, d=d, n=n, **cases.UA_LEMMA6)
+             for m, d, n in cases.UA_LEMMA6_GRIDS}
+    settings = {k: cases.UA_APPROXIMATION[k] for k in ("inv_delta", "samples", "n", "grid_budget",
+                                                       "memorization_budget")}
+    costs.update({f"approximation {t} d={d}": experiments.approximation_cost(
+        target=t, d=d, **settings) for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
+    for name, cost, case in (("patterns", experiments.assumption_cost, cases.UA_PATTERNS),
+                             ("sparse_mapping", experiments.sparse_mapping_cost,
+                              cases.UA_SPARSE_MAPPING),
+                             ("polynomial_staircase", experiments.staircase_cost,
+                              cases.UA_STAIRCASE),
+                             ("polynomial_regression", experiments.regression_cost,
+                              cases.UA_REGRESSION)):
+        # the case's settings the cost model takes (the case also holds the seed)
+        keys = cost.__code__.co_varnames[:cost.__code__.co_kwonlyargcount]
+        costs[name] = cost(**{k: case[k] for k in keys})
     for name, job in jobs.items():
-        print(f"{name:<40}{1 / rate(job, 1, 1):>14.2f}")
+        predicted = costs.get(name, (float("nan"),))[0]
+        print(f"{name:<40}{1 / rate(job, 1, 1):>14.2f}{predicted:>12.2f}")
 
 
 if __name__ == "__main__":

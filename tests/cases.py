@@ -52,6 +52,8 @@ MEM_CURVE = {**_MEM_SHARED, **_MEM["curve"]}
 MEM_HARDMAX = {"seed": SEED, "n_classes": _MEM["n_classes"], **_MEM["hardmax"]}
 
 # ---- sparse_approximation ----
+from expressivity.experiments.sparse_approximation.searches import sweep_points  # noqa: E402
+
 SA = section("sparse_approximation")
 
 
@@ -62,23 +64,33 @@ def _sa(name: str, *keys: str) -> dict:
 
 #: The section's top-level settings: the target family, R and the tolerances.
 SA_SETTINGS = {key: SA[key] for key in ("target", "R", "eps_ratio", "eps_zero", "delta")}
-#: Keywords of ``experiments.sparse_approximation.sweep_table`` but ``n, k``; its (n, k) points.
-SA_SWEEP = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "trials": SA["sweep"]["trials"]}
-SA_SWEEP_POINTS = [(n, k) for n in SA["sweep"]["n"] for k in SA["sweep"]["k"]]
+#: Keywords of ``experiments.sparse_approximation.searches.sweep_table`` but ``n, k, first,
+#: trials``; its (n, k, trials) points (every n up to the n_max of its k).
+SA_SWEEP = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "device": SA["device"],
+            "mass_rows": SA["mass_rows"]}
+SA_SWEEP_POINTS = sweep_points(SA["sweep"])
+#: Keywords of ``mass_table`` but ``n, k, first, trials``; its (n, k, trials) points.
+SA_MASS = {**{key: SA[key] for key in ("target", "R", "eps_ratio", "delta")}, "seed": SEED,
+           "search": SA["search"], "device": SA["device"], "mass_rows": SA["mass_rows"],
+           **_sa("mass", "eps", "horizon_fraction")}
+SA_MASS_POINTS = sweep_points(SA["mass"])
+#: Keywords of ``models.models_tables`` but the tables.
+SA_MODELS = {"seed": SEED, **SA["models"]}
 #: Keywords of ``vary_table`` but ``varied, value``.
 SA_VARY = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], **_sa("vary", "n", "k", "trials")}
 #: Keywords of ``jl_table`` (the sweep's n up to ``jl.n_max``).
 SA_JL = {**SA_SETTINGS, "seed": SEED, "n": [n for n in SA["sweep"]["n"] if n <= SA["jl"]["n_max"]],
-         "k": SA["sweep"]["k"], "trials": SA["sweep"]["trials"], **_sa("jl", "max_rounds")}
+         "k": SA["sweep"]["k"], **_sa("jl", "trials", "max_rounds")}
 #: Keywords of ``error_table`` but ``k``.
 SA_ERROR = {**SA_SETTINGS, "seed": SEED, **_sa("search", "d_start", "min_step", "block"),
             **_sa("error", "n", "trials")}
-#: Keywords of ``module_table``.
+#: Keywords of ``construction.module_table``.
 SA_MODULE = {"R": SA["R"], "eps_ratio": SA["eps_ratio"], "eps_zero": SA["eps_zero"], "seed": SEED,
-             "k": SA["sweep"]["k"], **_sa("module", "n", "d", "trials", "max_rounds")}
-#: Keywords of ``example_table``.
-SA_EXAMPLE = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "n": SA["module"]["n"],
-              "k": SA["module"]["example_k"]}
+             **_sa("module", "n", "d", "k", "trials", "max_rounds")}
+#: Keywords of ``construction.example_table``.
+SA_EXAMPLE = {**{key: SA[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}, "seed": SEED,
+              "search": SA["search"], "n": SA["module"]["n"], "kind": SA["module"]["example_kind"],
+              "k": SA["module"]["example_k"], "window": SA["module"]["window"]}
 
 # ---- universal_approximation ----
 UA = section("universal_approximation")
@@ -90,14 +102,16 @@ def _ua(name: str, *keys: str) -> dict:
 
 
 #: Keywords of ``experiments.universal_approximation.lemma6_check`` but the grid ``m, d, n``.
-UA_LEMMA6 = {**_ua("lemma6", "beta_min", "beta_max", "softmax_tol", "softmax_subset"),
+UA_LEMMA6 = {**_ua("lemma6", "beta_min", "beta_max", "softmax_subset"),
              "grid_budget": UA["grid_budget"]}
 #: The Lemma 6 grids ``(1/delta, d, n)`` of ci.yaml within the budget.
 UA_LEMMA6_GRIDS = [(m, d, n) for m in UA["lemma6"]["inv_delta"] for d in UA["lemma6"]["d"]
                    for n in UA["lemma6"]["n"] if m ** (n * d) <= UA["grid_budget"]]
-#: Keywords of ``approximation_table`` but ``target``; every target of ci.yaml.
-UA_APPROXIMATION = {**_ua("approximation", "inv_delta", "samples", "n", "d", "lam", "mp_dps"),
+#: Keywords of ``approximation_table`` but ``target`` and ``d``; every target and d of ci.yaml.
+UA_APPROXIMATION = {**_ua("approximation", "inv_delta", "samples", "n", "lam", "mp_dps",
+                          "memorization_budget"),
                     "grid_budget": UA["grid_budget"], "seed": SEED}
+UA_APPROXIMATION_D = UA["approximation"]["d"]
 UA_TARGETS = UA["approximation"]["targets"] + [UA["approximation"]["positional_target"]]
 #: Keywords of ``assumption_table``, ``sparse_mapping_table``, ``staircase_table`` and
 #: ``regression_table``.
@@ -110,8 +124,10 @@ UA_REGRESSION = {**_ua("regression", "d", "degree", "n_train", "sigma", "repeats
 
 # ---- trained_models ----
 TM = section("trained_models")
-#: What every trained-models job gets besides its settings: the root seed, torch threads, device.
-TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"]}
+#: What every trained-models job gets besides its settings: the root seed, torch threads, device,
+#: the number of seeds and the plateau rule.
+TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"], "seeds": TM["seeds"],
+          "min_gain": TM["min_gain"]}
 
 
 def _tm(name: str, *keys: str) -> dict:
@@ -119,20 +135,22 @@ def _tm(name: str, *keys: str) -> dict:
     return {key: TM[name][key] for key in keys}
 
 
-_TM_ENCODER = ("n", "vocab", "d_model", "heads", "steps", "batch", "lr", "eval_size",
-               "record_every")
-#: Keywords of ``experiments.trained_models.memorization_rows`` and ``heads_rows`` but the
-#: wildcards (``variant``; ``heads``, ``size``): the whole memorization section.
+_TM_ENCODER = ("n", "vocab", "d_model", "heads", "lr", "batch", "budget", "every", "window",
+               "eval_size")
+_TM_DATA = ("vocab_size", "d", "n", "n_classes")
+#: Keywords of ``experiments.trained_models.memorization.memorization_rows`` but ``arm``.
 TM_MEMORIZATION = {**TM_RUN, **TM["memorization"]}
-#: The (heads, head size) of ci.yaml's heads/rank ablation.
+#: Keywords of ``heads_rows`` but ``heads`` and ``size``; the (heads, head size) of ci.yaml.
+TM_HEADS_RUN = {**TM_RUN, **_tm("memorization", *_TM_DATA, "width", "lr", "budget", "window"),
+                **_tm("heads_rank", "N", "pairs")}
 TM_HEADS = [(h, s) for h in TM["heads_rank"]["heads"] for s in TM["heads_rank"]["head_sizes"]]
-#: Keywords of ``width_rows`` but ``N``; the N of ci.yaml.
-TM_WIDTH = {**TM_RUN, **_tm("memorization", "vocab_size", "d", "n", "n_classes", "lr"),
-            **_tm("width_search", "widths", "epochs")}
+#: Keywords of ``width.width_rows`` but ``N``; the N of ci.yaml.
+TM_WIDTH = {**TM_RUN, **_tm("memorization", *_TM_DATA),
+            **_tm("width_search", "widths", "lr", "budget", "window")}
 TM_WIDTH_N = TM["width_search"]["N"]
-#: Keywords of ``copy_rows`` but ``pattern`` and ``depth``.
+#: Keywords of ``encoders.copy_rows`` but ``pattern`` and ``depth``.
 TM_COPY = {**TM_RUN, **_tm("copy", *_TM_ENCODER)}
-#: Keywords of ``mixers_rows`` but ``alternative`` and ``k``.
+#: Keywords of ``encoders.mixers_rows`` but ``alternative`` and ``k``.
 TM_MIXERS = {**TM_RUN, **_tm("mixers", *_TM_ENCODER, "depth", "kernel")}
-#: ci.yaml's memorization dataset (``token_separated_dataset`` keywords), for single training runs.
-TM_DATASET = _tm("memorization", "vocab_size", "d", "n", "N", "n_classes")
+#: ci.yaml's memorization dataset (``segment_pair_dataset`` keywords), for single training runs.
+TM_DATASET = _tm("memorization", *_TM_DATA, "N", "pairs")

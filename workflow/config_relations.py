@@ -125,21 +125,56 @@ def tokens_fit(section: str) -> Relation:
     return Relation((*keys, "memorization.r_min", "memorization.r_max"), check)
 
 
-def _approximation_tables(inv_delta, n, d, budget):
-    """The value tables of the approximation routes at the largest 1/delta fit in the budget."""
-    m = max(inv_delta)
-    sizes = {"distinct-token classes": math.comb(m**d, n),
-             "multisets (Kajitsuka & Sato memorization)": math.comb(m**d + n - 1, n),
-             "positional grid": m ** (n * d)}
-    over = [f"{what}: {size}" for what, size in sizes.items() if size > budget]
-    if not over:
-        return None
-    return (f"at 1/delta = {m} the value tables exceed grid_budget = {budget} ({'; '.join(over)} "
-            "entries); lower inv_delta, n or d, or raise the budget")
+def _approximation_tables(inv_delta, n, d, budget, memorization_budget):
+    """Every approximation route keeps at least three 1/delta whose table fits its budget (a slope
+    with an interval), at every d: routes skip the 1/delta beyond their budget."""
+    tables = {"Yun et al.'s distinct-token classes C(m^d, n)":
+              (lambda m, dd: math.comb(m**dd, n), budget, "grid_budget"),
+              "the Kajitsuka & Sato multisets C(m^d + n - 1, n)":
+              (lambda m, dd: math.comb(m**dd + n - 1, n), memorization_budget,
+               "approximation.memorization_budget"),
+              "the positional grid m^(n d)": (lambda m, dd: m ** (n * dd), budget, "grid_budget")}
+    for dd in d:
+        for what, (size, limit, key) in tables.items():
+            fit = [m for m in inv_delta if size(m, dd) <= limit]
+            if len(fit) < 3:
+                over = min((m for m in inv_delta if size(m, dd) > limit), default=None)
+                where = f" (at 1/delta = {over} it has {size(over, dd)} entries)" if over else ""
+                return (f"at d = {dd} only {len(fit)} value(s) of inv_delta keep {what} within "
+                        f"{key} = {limit}{where}; every route needs at least 3 for a slope: add "
+                        "smaller 1/delta or raise the budget")
+    return None
 
 
 def _odd(kernel):
     return None if kernel % 2 else "the depth-wise convolution kernel must be odd (centred on its token)"
+
+
+def _conv_covers(depth, kernel, n):
+    if kernel % 2 == 0 or depth * (kernel - 1) // 2 >= n - 1:
+        return None  # an even kernel is reported by _odd
+    return (f"{depth} convolutions of width {kernel} see {depth * (kernel - 1) // 2} positions to "
+            f"each side, fewer than n - 1 = {n - 1}: the convolution alone could not count by "
+            "design; raise kernel (or depth)")
+
+
+def segment_pairs(section: str) -> Relation:
+    """A segment-pair dataset of ``<section>`` (``N``, ``pairs``) with the vocabulary of
+    ``trained_models.memorization``: 2 pairs <= N, distinct segments, and enough distinct token
+    sets for the other N - 2 pairs sequences."""
+
+    def check(N, pairs, vocab_size, n):  # noqa: N803
+        if 2 * pairs > N:
+            return f"2 pairs = {2 * pairs} sequences are more than N = {N}"
+        if pairs > math.comb(vocab_size, 2):
+            return f"pairs = {pairs} distinct segments need C(vocab_size, 2) >= pairs"
+        if N - 2 * pairs > math.comb(vocab_size, n):
+            return (f"N - 2 pairs = {N - 2 * pairs} random sequences need as many distinct sets "
+                    f"of n tokens, but C({vocab_size}, {n}) = {math.comb(vocab_size, n)}")
+        return None
+
+    mem = "trained_models.memorization"
+    return Relation((f"{section}.N", f"{section}.pairs", f"{mem}.vocab_size", f"{mem}.n"), check)
 
 
 def _below_depth(layers, depth):
@@ -155,6 +190,38 @@ def _jl_has_n(sweep_n, n_max):
     return "the JL check runs on the sweep's n up to n_max: at least one sweep n must be <= n_max"
 
 
+def same_length(values: str, along: str, why: str) -> Relation:
+    """The list ``values`` is empty (not used) or has one entry per entry of the list ``along``."""
+
+    def check(a, b):
+        if not a or len(a) == len(b):
+            return None
+        return f"{why}: {len(a)} values for {len(b)} (or leave it empty)"
+
+    return Relation((values, along), check)
+
+
+def _not_longer(trials, n):
+    if len(trials) <= len(n):
+        return None
+    return f"trials are given for the largest n: {len(trials)} values for {len(n)} n"
+
+
+def _two_n_per_k(n, n_max):
+    low = sorted(n)[1] if len(n) > 1 else n[0]
+    if not n_max or min(n_max) >= low:
+        return None
+    return (f"every n_max must reach the second smallest n ({low}): a k with fewer than two n "
+            "has no growth to measure")
+
+
+def _two_classes(n_classes):
+    if n_classes >= 2:
+        return None
+    return ("the hardmax contrast labels each shared token differently in its two sequences (what "
+            "uniform averaging and hardmax cannot memorize): at least 2 classes are needed")
+
+
 SA, MEM, TM = "sparse_approximation", "memorization", "trained_models"
 UA = "universal_approximation"
 
@@ -164,8 +231,16 @@ RELATIONS: list[Relation] = [
             "every k must be at most every n (a target has k nonzeros in each row of an n x n matrix)"),
     at_most(f"{SA}.sweep.k", f"{SA}.error.n",
             "the logit-error check draws targets with every sweep k at error.n, so k <= error.n"),
-    at_most(f"{SA}.sweep.k", f"{SA}.module.n",
-            "the fixed module is checked on targets with every sweep k at module.n, so k <= module.n"),
+    at_most(f"{SA}.module.k", f"{SA}.module.n",
+            "the fixed module is checked on targets with every module.k at module.n, so k <= n"),
+    at_most(f"{SA}.module.window", f"{SA}.module.n", "the heatmap window is a corner of the n x n attention"),
+    at_most(f"{SA}.mass.k", f"{SA}.mass.n", "an n x n target has at most n nonzeros per row"),
+    Relation((f"{SA}.sweep.trials_at_largest_n", f"{SA}.sweep.n"), _not_longer),
+    same_length(f"{SA}.sweep.n_max", f"{SA}.sweep.k", "n_max gives the largest n per k"),
+    Relation((f"{SA}.mass.trials_at_largest_n", f"{SA}.mass.n"), _not_longer),
+    same_length(f"{SA}.mass.n_max", f"{SA}.mass.k", "n_max gives the largest n per k"),
+    Relation((f"{SA}.sweep.n", f"{SA}.sweep.n_max"), _two_n_per_k),
+    Relation((f"{SA}.mass.n", f"{SA}.mass.n_max"), _two_n_per_k),
     at_most(f"{SA}.module.example_k", f"{SA}.module.n", "the heatmap example needs example_k <= n"),
     at_most(f"{SA}.vary.k", f"{SA}.vary.n", "an n x n target has at most n nonzeros per row"),
     Relation((f"{SA}.sweep.n", f"{SA}.jl.n_max"), _jl_has_n),
@@ -177,10 +252,13 @@ RELATIONS: list[Relation] = [
     tokens_fit("theory"),
     tokens_fit("search"),
     tokens_fit("curve"),
+    Relation((f"{MEM}.n_classes",), _two_classes),
     Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
-                                         "approximation.d", "grid_budget")),
+                                         "approximation.d", "grid_budget",
+                                         "approximation.memorization_budget")),
              _approximation_tables),
-    token_sets(f"{TM}.memorization.N", f"{TM}.memorization"),
+    segment_pairs(f"{TM}.memorization"),
+    segment_pairs(f"{TM}.heads_rank"),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),
     at_most(f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d",
             "a head's rank cannot exceed the token dimension d"),
@@ -188,6 +266,7 @@ RELATIONS: list[Relation] = [
     multiple_of(f"{TM}.mixers"),
     Relation((f"{TM}.mixers.kernel",), _odd),
     Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
+    Relation((f"{TM}.mixers.depth", f"{TM}.mixers.kernel", f"{TM}.mixers.n"), _conv_covers),
 ]
 
 

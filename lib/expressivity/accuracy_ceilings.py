@@ -6,12 +6,17 @@ values, the training accuracy of any FFN is at most
 
     sum over groups (token, context) of the group's majority label count  /  (n N),
 
-exactly. Two contexts are used by the trained-models stage ([D], ours):
+exactly. Three ceilings are used by the trained-models stage ([D], ours):
 
 - ``token_ceiling``: no attention at all (the context is empty; Kajitsuka & Sato 2024, Sec. 1.3,
   why contextual mappings are needed);
-- ``hardmax_ceiling``: one tied rank-1 *hardmax* layer, whose context is one extreme (or the mean)
-  of the sequence's projections (the mechanism of Kajitsuka & Sato 2024, Thm 1).
+- ``hardmax_ceiling``: one tied rank-1 *hardmax* layer with a given ``w``, whose context is one
+  extreme (or the mean) of the sequence's projections (the mechanism of Kajitsuka & Sato 2024,
+  Thm 1);
+- ``blind_ceiling``: any one-layer transformer with hardmax or uniform attention (every ``w``,
+  every head, every weight), on a dataset with segment pairs (``expressivity.segment_pairs``): a
+  shared token whose labels differ within a pair gets equal outputs in both sequences, so one of
+  the two is wrong; ``1 - conflicts / (n N)`` bounds the accuracy from above.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from expressivity.datasets import TokenDataset
+from expressivity.segment_pairs import check_segment_pair
 
 
 def _majority_fraction(groups: dict[object, dict[int, int]], size: int) -> float:
@@ -60,3 +66,26 @@ def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
             ctx = ("max", top) if zk > 0 else ("min", bottom) if zk < 0 else ("mean", mean)
             _count(groups, (int(ds.sequences[i, k]), *ctx), int(ds.labels[i, k]))
     return _majority_fraction(groups, ds.N * ds.n)
+
+
+def pair_conflicts(ds: TokenDataset, pairs: np.ndarray) -> int:
+    """Shared tokens whose labels differ between the two sequences of a segment pair, summed over
+    ``pairs`` (``(P, 2)`` sequence indices; each pair's structure is checked exactly first by
+    ``expressivity.segment_pairs.check_segment_pair``; the pairs must use distinct sequences)."""
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or len(np.unique(pairs)) != pairs.size:
+        raise ValueError(f"pairs must be (P, 2) distinct sequence indices, got shape {pairs.shape}")
+    conflicts = 0
+    for i_a, i_b in pairs:
+        shared = check_segment_pair(ds, int(i_a), int(i_b))
+        label = [dict(zip(ds.sequences[i].tolist(), ds.labels[i].tolist(), strict=True))
+                 for i in (i_a, i_b)]
+        conflicts += sum(label[0][t] != label[1][t] for t in shared)
+    return conflicts
+
+
+def blind_ceiling(ds: TokenDataset, pairs: np.ndarray) -> float:
+    """``1 - pair_conflicts / (n N)``: no one-layer transformer with hardmax or uniform attention
+    (any heads, weights and FFN) exceeds this training accuracy on ``ds`` (module docstring of
+    ``expressivity.segment_pairs``); each conflict is a different pair of occurrences."""
+    return 1.0 - pair_conflicts(ds, pairs) / ds.sequences.size

@@ -20,14 +20,23 @@ import numpy as np
 
 
 def _check_masks(masks) -> list[np.ndarray]:
-    masks = [np.asarray(m, dtype=bool) for m in masks]
-    if not masks:
+    """``masks`` as boolean ``(n, n)`` arrays, ``n >= 1``; a ``ValueError`` naming the mask that
+    is not square, not of the first one's size, or holds values other than 0/1 (NaN included)."""
+    if isinstance(masks, np.ndarray) and masks.ndim == 2:
+        raise ValueError("masks must be a list of (n, n) masks (the cycle), got one 2-d array; "
+                         "wrap it in a list")
+    raw = [np.asarray(m) for m in masks]
+    if not raw:
         raise ValueError("a pattern needs at least one mask")
-    n = masks[0].shape[0]
-    for i, m in enumerate(masks):
+    n = raw[0].shape[0] if raw[0].ndim else 0
+    if n < 1:
+        raise ValueError(f"masks[0] has shape {raw[0].shape}; a mask is (n, n) with n >= 1")
+    for i, m in enumerate(raw):
         if m.shape != (n, n):
-            raise ValueError(f"mask {i} has shape {m.shape}; expected ({n}, {n})")
-    return masks
+            raise ValueError(f"masks[{i}] has shape {m.shape}; expected ({n}, {n})")
+        if m.dtype != bool and not np.isin(m, (0, 1)).all():
+            raise ValueError(f"masks[{i}] must be boolean (or 0/1), got other values")
+    return [m.astype(bool) for m in raw]
 
 
 def reach_steps(masks, max_layers: int | None = None) -> int | None:
@@ -41,6 +50,10 @@ def reach_steps(masks, max_layers: int | None = None) -> int | None:
     """
     masks = _check_masks(masks)
     n, p = masks[0].shape[0], len(masks)
+    if max_layers is not None and (isinstance(max_layers, bool)
+                                   or not isinstance(max_layers, (int, np.integer))
+                                   or max_layers < 1):
+        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
     cap = 4 * n * p if max_layers is None else max_layers
     full = np.packbits(np.ones(n, dtype=bool))
     # CSR form of each mask over the queries that attend some key (numpy's reduceat mishandles
@@ -80,6 +93,9 @@ def hamiltonian_path(masks, budget: int | None = None) -> tuple[bool | None, lis
     """
     masks = _check_masks(masks)
     n = masks[0].shape[0]
+    if budget is not None and (isinstance(budget, bool)
+                               or not isinstance(budget, (int, np.integer)) or budget < 1):
+        raise ValueError(f"budget must be an integer >= 1, got {budget!r}")
     U = np.logical_or.reduce(masks)
     if n == 1:
         return True, [0]

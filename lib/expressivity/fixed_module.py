@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from scipy import sparse
 from scipy.linalg.blas import dsyrk
 
 from expressivity.approximation_check import check_logits, logit_values
@@ -40,6 +41,18 @@ def fixed_weights(d: int) -> tuple[np.ndarray, np.ndarray]:
     return fixed_weight_columns(d, 0, d)
 
 
+def sparse_fixed_weights(d: int) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+    """``fixed_weights(d)`` stored as sparse matrices (2d entries instead of 4 d^2): the same
+    matrices, so ``X @ W`` is the product with the explicit weights at O(n d) cost."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    idx = np.arange(d)
+    scale = np.full(d, float(d) ** 0.25)
+    W_Q = sparse.csr_matrix((scale, (idx, idx)), shape=(2 * d, d))
+    W_K = sparse.csr_matrix((scale, (d + idx, idx)), shape=(2 * d, d))
+    return W_Q, W_K
+
+
 def fixed_weight_columns(d: int, c0: int, c1: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns ``c0:c1`` of ``fixed_weights(d)`` (for large d, without the full 2d x d arrays)."""
     if d < 1 or not 0 <= c0 < c1 <= d:
@@ -52,10 +65,17 @@ def fixed_weight_columns(d: int, c0: int, c1: int) -> tuple[np.ndarray, np.ndarr
     return W_Q, W_K
 
 
-def fingerprint(*arrays: np.ndarray) -> str:
-    """A short SHA-256 fingerprint of arrays (shape, dtype and bytes)."""
+def fingerprint(*arrays) -> str:
+    """A short SHA-256 fingerprint of arrays (shape, dtype and bytes); a sparse matrix by its shape
+    and its (row, column, value) triples in row-major order, so the same sparse matrix gives the
+    same fingerprint whatever its storage format."""
     h = hashlib.sha256()
     for a in arrays:
+        if sparse.issparse(a):
+            a = sparse.coo_matrix(a)
+            order = np.lexsort((a.col, a.row))
+            a = np.concatenate([[a.shape[0], a.shape[1]], a.row[order], a.col[order],
+                                a.data[order].view(np.int64)])
         a = np.ascontiguousarray(a)
         h.update(f"{a.shape}{a.dtype}".encode())
         h.update(a.tobytes())
@@ -108,14 +128,18 @@ class Construction:
         return np.hstack([self.QT[:self.d].T / s, self.KT[:self.d].T / s])
 
     @cached_property
-    def weights(self) -> tuple[np.ndarray, np.ndarray]:
-        return fixed_weights(self.d)
+    def weights(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        """The fixed ``W_Q, W_K: (2d, d)`` (``sparse_fixed_weights``)."""
+        return sparse_fixed_weights(self.d)
 
-    def logits(self) -> np.ndarray:
-        """``X W_Q (X W_K)^T / sqrt(d): (n, n)`` through the explicit weights (small n, d only)."""
+    def logits(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """``X W_Q (X W_K)^T / sqrt(d)`` through the explicit weights: ``(n, n)``, or only the
+        given query ``rows``: ``(len(rows), n)``."""
         W_Q, W_K = self.weights
         X = self.X
-        return (X @ W_Q) @ (X @ W_K).T / math.sqrt(self.d)
+        XQ = np.asarray((X if rows is None else X[rows]) @ W_Q)
+        XK = np.asarray(X @ W_K)
+        return XQ @ XK.T / math.sqrt(self.d)
 
 
 #: Largest n for which an ``(n, n)`` matrix is held (the Gram logits below); the search never does.
@@ -163,28 +187,43 @@ class LasVegasResult:
 
 def las_vegas(target: SparseTarget, d: int, eps_ratio: float, eps_zero: float,
               rng: np.random.Generator, max_rounds: int = 10, form: str = "row",
-              build: bool = True) -> LasVegasResult:
+              build: bool = True, via_weights: bool = False) -> LasVegasResult:
     """Draw G, build X, check; redraw until the check passes (at most ``max_rounds`` draws).
 
     At d >= (*) each draw fails with probability <= delta, so the expected number of rounds is
     <= 1 / (1 - delta) [R] ("randomized polynomial time", [V2] wording). The result says how many
     rounds were used; ``ok`` is False when every round failed. Each draw is checked on
     ``gram_logits`` (n <= ``DENSE_N_MAX``); the successful draw's input X (``construction``) is
-    rebuilt from the same generator state when ``build``.
+    rebuilt from the same generator state when ``build``. With ``via_weights`` each draw is instead
+    built and checked on ``Construction.logits()``, the attention logits computed through the
+    explicit fixed weights (the same G; 2 n^2 d flops a round instead of the Gram's n^2 d, and no
+    rebuild), and the construction is returned.
     """
-    if max_rounds < 1:
-        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) \
+            or max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    if via_weights and target.n > DENSE_N_MAX:
+        raise ValueError(f"checking through the weights holds an n x n matrix; n = {target.n} > "
+                         f"{DENSE_N_MAX}")
     B = logit_values(target, eps_ratio, eps_zero)
     slack = -math.inf
     for rnd in range(1, max_rounds + 1):
         state = rng.bit_generator.state
-        S = gram_logits(target, B, rng, d, form)
+        if via_weights:
+            construction = Construction(*coupled_factors(target, B, rng, d, form), d, form)
+            S = construction.logits()
+        else:
+            S = gram_logits(target, B, rng, d, form)
         slack = float(check_logits(target, S, eps_ratio, eps_zero).slack.min())
         if slack >= 0:
-            construction = None
-            if build:
-                rng.bit_generator.state = state
-                construction = Construction(*coupled_factors(target, B, rng, d, form), d, form)
+            if not via_weights:
+                construction = None
+                if build:
+                    rng.bit_generator.state = state
+                    construction = Construction(*coupled_factors(target, B, rng, d, form), d,
+                                                form)
             return LasVegasResult(True, rnd, slack, construction)
     return LasVegasResult(False, max_rounds, slack, None)
 

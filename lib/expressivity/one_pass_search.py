@@ -21,6 +21,7 @@ The naive searches (full logits from scratch per d; bisection) are in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,6 +72,8 @@ class SearchResult:
     max_error: np.ndarray | None = None
     extensions: int = 0
     meta: dict = field(default_factory=dict)
+    #: ``(QT, KT)`` of the search (set by ``search_d_min``), for measurements at d_min.
+    factors: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def last_fail(self) -> int:
@@ -119,9 +122,27 @@ def slack_rounding_bound(QT: np.ndarray, KT: np.ndarray, d: int) -> float:
     return 4 * gamma * qn * kn / d + 1e-13
 
 
+def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int) -> np.ndarray:
+    """The grid as an array, refused unless it is a non-empty increasing list of d >= 1 no larger
+    than the factors' width, and ``QT, KT`` are ``(d_max, n)`` with finite entries."""
+    grid = np.asarray(grid)
+    if QT.ndim != 2 or QT.shape != KT.shape or QT.shape[1] != n:
+        raise ValueError(f"factors QT, KT must both be (d_max, n = {n}), got {QT.shape} and "
+                         f"{KT.shape}")
+    if (grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer)
+            or grid[0] < 1 or (np.diff(grid) <= 0).any() or grid[-1] > QT.shape[0]):
+        raise ValueError(f"grid must be a non-empty increasing list of integers d in [1, "
+                         f"{QT.shape[0]}] (the factors' width), got {grid!r}")
+    d_max = int(grid[-1])
+    if not (np.isfinite(QT[:d_max]).all() and np.isfinite(KT[:d_max]).all()):
+        raise ValueError("factors QT, KT must be finite")
+    return grid
+
+
 def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
                     eps_ratio: float, eps_zero: float, block: int = 256,
-                    B: np.ndarray | None = None, prune: bool = True) -> SearchResult:
+                    B: np.ndarray | None = None, prune: bool = True,
+                    progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """Check every grid d in ONE pass: for each block of rows, accumulate the logits
     ``P += Q[rows, d_prev:d] K[:, d_prev:d]^T`` column panel by column panel and check the rows at
     each grid point. Time O(n^2 d_max) (each product is computed once, added in place by BLAS dgemm
@@ -133,12 +154,13 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     smallest slack among the blocks that checked it (negative, and no further from 0 than the true
     one, so ``decision_margin`` stays a lower bound); ``row_first`` and ``row_last_fail`` count the
     grid points checked for the row's block. ``B`` (n, k) also tracks the max logit error at every
-    grid point (and turns pruning off).
+    grid point (and turns pruning off). ``progress(rows_done, n)`` is called after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
-    grid = np.asarray(grid)
-    if grid.ndim != 1 or grid.size == 0 or (np.diff(grid) <= 0).any() or grid[-1] > QT.shape[0]:
-        raise ValueError("grid must be a non-empty increasing list of d <= the factors' width")
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block (rows per block of logits) must be a positive integer, got "
+                         f"{block!r}")
+    grid = check_grid(grid, QT, KT, target.n)
     n, G = target.n, len(grid)
     log_a, log_z = np.log(target.vals), math.log(eps_zero)
     slack = np.full(G, np.inf)
@@ -170,14 +192,20 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
             slack[g] = min(slack[g], float(chk.slack.min()))
             if err is not None:
                 err[g] = max(err[g], float(chk.max_error.max()))
+        if progress is not None:
+            progress(r1, n)
     return SearchResult(grid, slack, row_first, row_last_fail,
                         slack_rounding_bound(QT, KT, int(grid[-1])), err)
+
+
+DEVICES = ("cpu", "auto", "cuda")
 
 
 def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: float,
                  eps_zero: float, d_max: int, *, d_start: int = 32, resolution: float = 0.03,
                  min_step: int = 16, horizon_factor: float = 1.1, max_extensions: int = 3,
-                 form: str = "row", block: int = 128) -> SearchResult:
+                 form: str = "row", block: int = 128, device: str = "cpu",
+                 progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """d_min of one trial, with a horizon that is long enough.
 
     The search runs to ``d_max``; when the result does not reach ``horizon_factor * d_min <=
@@ -186,17 +214,35 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
     state after the last draw. Once some grid d works, d_min no longer depends on the horizon (the
     grids are prefixes of each other); the margin ``horizon_factor`` shows whether success lasts
     beyond it (``d_stable``). The cost is O(n^2 d_max) per pass: a restart costs a whole pass.
+
+    ``device``: "cpu" runs this module's numpy search; "cuda" (or "auto" on a machine with a GPU)
+    runs ``torch_search.one_pass_search_torch`` on the GPU (same factors, same definitions; equal
+    d_min wherever the decision margin exceeds the rounding bound). ``progress(rows_done, n)``
+    after each block of rows. The factors of the last pass are kept in ``factors``.
     """
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if isinstance(d_max, bool) or not isinstance(d_max, (int, np.integer)) or d_max < 1:
+        raise ValueError(f"d_max must be a positive integer, got {d_max!r}")
+    search, used = one_pass_search, "cpu"
+    if device != "cpu":
+        from expressivity.torch_search import one_pass_search_torch, torch_device
+
+        used = torch_device(device)
+        if used != "cpu":
+            def search(*args, **kwargs):
+                return one_pass_search_torch(*args, **kwargs, device=used)
     B = logit_values(target, eps_ratio, eps_zero)
     state = rng.bit_generator.state
     for ext in range(max_extensions + 1):
         rng.bit_generator.state = state
         grid = d_grid(d_start, d_max, resolution, min_step)
         QT, KT = coupled_factors(target, B, rng, int(grid[-1]), form)
-        res = one_pass_search(target, QT, KT, grid, eps_ratio, eps_zero, block)
+        res = search(target, QT, KT, grid, eps_ratio, eps_zero, block, progress=progress)
         res.extensions = ext
         if not math.isnan(res.d_min) and horizon_factor * res.d_min <= grid[-1]:
             break
         d_max = math.ceil(d_max * 1.5)
-    res.meta = {"identity_error": identity_error(QT, KT, res.d_min)}
+    res.meta = {"identity_error": identity_error(QT, KT, res.d_min), "device": used}
+    res.factors = (QT, KT)
     return res

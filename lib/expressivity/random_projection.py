@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import optimize, stats
 
 from expressivity.approximation_check import check_tolerances
 
@@ -76,7 +77,53 @@ def jl_error_bound(n: int, d: float, row_norm: float, delta: float) -> float:
     return hi * row_norm
 
 
-def jl_typical_error(n: int, d: float, row_norm: float) -> float:
-    """The typical largest logit error ``sqrt(2 ln(n^2)) * row_norm / sqrt(d)`` [D]: the maximum of
-    n^2 centred Gaussians of standard deviation about ``row_norm / sqrt(d)``."""
-    return math.sqrt(2 * math.log(n * n)) * row_norm / math.sqrt(d)
+def gaussian_max_quantile(row_sd, per_row: int, q: float = 0.5) -> float:
+    """The q-quantile t of max_ij |E_ij| for independent ``E_ij ~ N(0, row_sd_i^2)``, ``per_row``
+    entries in each row: the solution of ``sum_i per_row * ln(2 Phi(t / sd_i) - 1) = ln q`` [D].
+
+    For n rows of n entries of one sd this is the maximum of n^2 Gaussian logit errors; its square
+    grows like 2 ln(n^2) - ln ln(n^2) + O(1), i.e. linearly in ln n up to a ln ln n correction.
+    ``row_sd: (rows,)`` positive; rows with sd 0 never err.
+    """
+    sd = np.asarray(row_sd, dtype=float).ravel()
+    if sd.size == 0 or not np.isfinite(sd).all() or (sd < 0).any():
+        raise ValueError("row_sd must be a non-empty array of finite numbers >= 0")
+    if isinstance(per_row, bool) or not isinstance(per_row, (int, np.integer)) or per_row < 1:
+        raise ValueError(f"per_row must be a positive integer, got {per_row!r}")
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in (0, 1), got {q}")
+    sd, rows = np.unique(sd[sd > 0], return_counts=True)  # rows of equal sd counted once
+    if sd.size == 0:
+        return 0.0
+    target = math.log(q)
+
+    def log_cdf(t: float) -> float:  # ln P(max <= t), increasing in t
+        with np.errstate(divide="ignore"):  # ln 0 = -inf at t = 0
+            return float(per_row * (rows * np.log1p(-2 * stats.norm.sf(t / sd))).sum())
+
+    hi = float(sd.max())
+    while log_cdf(hi) < target:
+        hi *= 2
+    return float(optimize.brentq(lambda t: log_cdf(t) - target, 0.0, hi, xtol=1e-12 * hi,
+                                 rtol=1e-13))
+
+
+def typical_max_error(row_norms, n: int, d: float, q: float = 0.5) -> float:
+    """The q-quantile of the largest logit error max_ij |(X1 X2^T - B)_ij| at dimension d in the
+    Gaussian model [D]: E_ij ~ N(0, ||B_i||^2 / d) independent over the n^2 entries (the variance of
+    sum_l B_il <g_l, g_j> for j off the support; on the support it is (||B_i||^2 + B_ij^2) / d).
+    Asymptotically sqrt(2 ln(n^2)) max_i ||B_i|| / sqrt(d)."""
+    if not d > 0:
+        raise ValueError(f"d must be > 0, got {d}")
+    return gaussian_max_quantile(np.asarray(row_norms, dtype=float), n, q) / math.sqrt(d)
+
+
+def typical_dimension(row_norms, n: int, eps_ratio: float, q: float = 0.5) -> float:
+    """The parameter-free prediction of d [D]: the d at which the q-quantile of the maximum of the
+    n^2 Gaussian logit errors (``typical_max_error``) equals eps_ratio / 2, the error below which
+    both tolerances hold: ``d = (2 t_1 / eps_ratio)^2`` with t_1 the quantile at d = 1. No constant
+    is fitted; the measured d_min is a roughly constant fraction of it when d_min grows as the
+    maximum of n^2 Gaussians does, i.e. like ln n."""
+    if not 0 < eps_ratio <= 1:
+        raise ValueError(f"eps_ratio must be in (0, 1], got {eps_ratio}")
+    return (2 * gaussian_max_quantile(np.asarray(row_norms, dtype=float), n, q) / eps_ratio) ** 2

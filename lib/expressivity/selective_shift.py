@@ -33,10 +33,19 @@ layers are inserted to reach that pattern in the cycle), then ``s`` "max" layers
 Pitfall (notes 2.4): the shift factor must exceed the whole code range; ``K = D`` fails for FIXED
 and window patterns.
 
-Two engines run the same list of layers: ``run_integer`` (exact integers: int64 while the value
-bound is below 2^62, Python integers beyond) and ``run_attention`` (real attention matrices through
-``expressivity.attention.attention_weights``: hardmax, or softmax at inverse temperature ``beta``
-on the scores in units of ``delta^2``; ``beta_real = beta / delta^2``).
+Two engines run the same list of layers: ``run_integer`` (exact integers: int64 while the values
+stay below 2^62, Python integers from the first layer that could pass it) and ``run_attention``
+(real attention matrices through ``expressivity.attention.attention_weights``: hardmax, or softmax
+at inverse temperature ``beta`` on the scores in units of ``delta^2``; ``beta_real = beta /
+delta^2``).
+
+Softmax instead of hardmax (Yun et al. 2020a, step 3: ``sigma_H`` is the limit of
+``softmax(beta .)``). The value mapping after Lemma 6 reads each token's code ``q``; it still works
+when every softmax output stays within ``margin`` = half the smallest gap between distinct codes
+of the hardmax output (``code_separation``), since a step function with breakpoints at the
+midpoints then returns the right value. ``softmax_beta`` derives an inverse temperature that
+guarantees this for the dense network (the bound is in its docstring); ``softmax_deviation``
+measures it and counts the collisions (entries closer to another code than to their own).
 """
 
 from __future__ import annotations
@@ -54,6 +63,13 @@ from expressivity.quantization import check_inverse_delta
 #: float64 integers are exact (and ordered exactly by the hardmax scores) below this bound.
 FLOAT64_EXACT = 2**52
 INT64_SAFE = 2**62
+
+
+def _check_count(name: str, value, lowest: int) -> int:
+    """``value`` as an int ``>= lowest``; a ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
+        raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,7 @@ def codes(digits: np.ndarray, base: int) -> np.ndarray:
 def dense_network(m: int, d: int, n: int) -> ShiftNetwork:
     """Lemma 6 of Yun et al. (2020a), reconstructed: ``D`` selective shifts and a global shift."""
     m = check_inverse_delta(m)
+    d, n = _check_count("d", d, 1), _check_count("n", n, 1)
     D = m**d
     layers = [ShiftLayer("select", c, c, D) for c in range(D)]
     b1 = (D + 1) ** n * (D - 1)
@@ -145,14 +162,20 @@ def positional_network(m: int, d: int, n: int, masks: list[np.ndarray] | None = 
     (smaller values reproduce the notes' pitfall). Raises ``ValueError`` when the pattern violates
     Assumption 1."""
     m = check_inverse_delta(m)
+    d, n = _check_count("d", d, 1), _check_count("n", n, 1)
+    if shift_factor is not None:
+        shift_factor = _check_count("shift_factor", shift_factor, 1)
     if masks is None:
         masks = [np.ones((n, n), dtype=bool)]
         dense = True
     else:
-        masks = [np.asarray(x, dtype=bool) for x in masks]
         dense = False
-        if any(x.shape != (n, n) for x in masks):
-            raise ValueError(f"masks must be ({n}, {n})")
+        if len(masks) == 0:
+            raise ValueError("masks must hold at least one (n, n) mask")
+        for i, x in enumerate(masks):
+            if np.shape(x) != (n, n):
+                raise ValueError(f"masks[{i}] has shape {np.shape(x)}; expected ({n}, {n})")
+        masks = [np.asarray(x, dtype=bool) for x in masks]
     p = len(masks)
     if not all(np.all(np.diag(x)) for x in masks):
         raise ValueError("the pattern lacks self-loops (Assumption 1.1)")
@@ -195,9 +218,26 @@ def positional_network(m: int, d: int, n: int, masks: list[np.ndarray] | None = 
                         notes={"s": s, "K": K, "R": R, "p": p})
 
 
+def check_digits(net: ShiftNetwork, digits) -> np.ndarray:
+    """``digits`` as int64 ``(N, n, d)`` with every entry in ``{0, ..., m - 1}`` (a grid input of
+    ``net``); a ``ValueError`` naming ``digits`` otherwise."""
+    arr = np.asarray(digits)
+    if arr.ndim != 3 or arr.shape[1:] != (net.n, net.d):
+        raise ValueError(f"digits must have shape (N, n, d) = (N, {net.n}, {net.d}), "
+                         f"got {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if not (np.isfinite(arr).all() and np.array_equal(arr, np.round(arr))):
+            raise ValueError("digits must be integers (the grid point is delta * digits)")
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= net.m):
+        raise ValueError(f"digits must lie in 0..{net.m - 1} (1/delta = {net.m}), got "
+                         f"{int(arr.min())}..{int(arr.max())}")
+    return arr
+
+
 def input_codes(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
     """Codes ``(N, n)`` of grid inputs ``digits: (N, n, d)`` (positional offsets added)."""
-    digits = np.asarray(digits, dtype=np.int64)
+    digits = check_digits(net, digits)
     if net.positional:
         digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
     return codes(digits, net.base)
@@ -223,15 +263,27 @@ def run_integer(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
     ``v_k += scale * max_{A_k} v``.
     """
     V = input_codes(net, digits)
-    if net.value_bound >= INT64_SAFE:
-        V = V.astype(object)
+    # int64 while no value can pass 2^62: a select layer at most adds ``scale * 2 max|V|``, a max
+    # layer ``scale * max|V|``; Python integers (exact, slower) from the first layer that could.
+    bound = int(np.abs(V).max()) if V.size and V.dtype != object else 0
     for layer in net.layers:
+        if V.dtype != object:
+            bound = bound * (1 + 2 * layer.scale)
+            if bound >= INT64_SAFE:
+                bound = int(np.abs(V).max()) * (1 + 2 * layer.scale) if V.size else 0
+            if bound >= INT64_SAFE or layer.scale >= INT64_SAFE:
+                V = V.astype(object)
         mask = None if layer.mask is None else net.masks[layer.mask]
-        mx, mn = _masked_extrema(V, mask)
         if layer.kind == "select":
+            # only the inputs with a token in the window change (few, for a one-code window)
             inside = (V >= layer.lo) & (V <= layer.hi)
-            V = V + np.where(inside, layer.scale * (mx - mn), 0)
+            rows = np.flatnonzero(inside.any(axis=1))
+            if rows.size:
+                sub = V[rows]
+                mx, mn = _masked_extrema(sub, mask)
+                V[rows] = sub + np.where(inside[rows], layer.scale * (mx - mn), 0)
         else:
+            mx, _ = _masked_extrema(V, mask)
             V = V + layer.scale * mx
     return V
 
@@ -274,7 +326,7 @@ def run_attention_exact(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
     """The hardmax attention layers of ``run_attention`` in exact rational arithmetic: the same
     weight matrices (every float64 entry is taken exactly as a ``Fraction``), exact scores and
     exact tie-averaged hardmax. Slow; used to recheck inputs where float64 tie weights round."""
-    digits = np.asarray(digits, dtype=np.int64)
+    digits = check_digits(net, digits)
     if net.positional:
         digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
     to_frac = np.vectorize(Fraction, otypes=[object])
@@ -317,7 +369,7 @@ def run_attention(net: ShiftNetwork, digits: np.ndarray, sigma: str = "hardmax",
     (batched over the inputs; masked where the layer has a pattern). Exact only while
     ``net.float64_exact``.
     """
-    digits = np.asarray(digits, dtype=np.int64)
+    digits = check_digits(net, digits)
     if net.positional:
         digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
     X = np.concatenate([digits.astype(float), np.ones(digits.shape[:-1] + (1,))], axis=-1)
@@ -387,6 +439,70 @@ def contextual_properties(net: ShiftNetwork, digits: np.ndarray, q: np.ndarray) 
         "prop3_t_r": t_r,
         "prop4_violations": p4,
     }
+
+
+def code_separation(q) -> tuple[np.ndarray, float]:
+    """The distinct codes of ``q`` (every entry of every input), sorted, and the ``margin``: half
+    the smallest gap between two of them (``inf`` for a single code). A value mapping reads a code
+    correctly from any output within ``margin`` of it."""
+    codes = np.unique(np.asarray(q, dtype=float).ravel())
+    if codes.size == 0:
+        raise ValueError("q holds no code")
+    if not np.array_equal(codes, np.unique(np.asarray(q).ravel()).astype(float)):
+        raise ValueError("codes are not distinct in float64 (values beyond 2^53)")
+    gaps = np.diff(codes)
+    return codes, (float(gaps.min()) / 2 if gaps.size else math.inf)
+
+
+def softmax_deviation(qa: np.ndarray, q, codes: np.ndarray) -> dict:
+    """How far softmax outputs ``qa: (N, n)`` lie from the hardmax codes ``q``: the largest
+    absolute error, the entries decoded to another code by the nearest-code rule over ``codes``
+    (``collided_entries``), and the inputs with at least one such entry (``collided_inputs``).
+    A non-finite output counts as an infinite error and a collision."""
+    qa = np.asarray(qa, dtype=float)
+    qf = np.asarray(q, dtype=float)
+    if qa.shape != qf.shape:
+        raise ValueError(f"qa has shape {qa.shape}, q has {qf.shape}")
+    finite = np.isfinite(qa)
+    err = np.where(finite, np.abs(qa - qf), np.inf)
+    pos = np.clip(np.searchsorted(codes, np.where(finite, qa, 0.0)), 1, max(1, len(codes) - 1))
+    lo, hi = codes[pos - 1], codes[np.minimum(pos, len(codes) - 1)]
+    nearest = np.where(np.abs(qa - lo) <= np.abs(hi - qa), lo, hi)
+    wrong = ~finite | (nearest != qf)
+    return {"max_abs_error": float(err.max()) if err.size else 0.0,
+            "collided_entries": int(wrong.sum()),
+            "collided_inputs": int(np.any(wrong, axis=-1).sum())}
+
+
+def softmax_beta(net: ShiftNetwork, margin: float) -> float:
+    """An inverse temperature (units of ``delta^2``) at which softmax keeps every output of the
+    dense network within ``margin`` of its hardmax code, in exact arithmetic.
+
+    Derivation. A head's score gap between its hardmax key ``j*`` and a key ``j`` of another
+    value is ``|v_k - b| |v_j - v_j*| >= Delta_j / 2`` (integer values ``v``, half-integer
+    thresholds ``b``), so its output deviates from ``v_j*`` by at most
+    ``sum_j Delta_j exp(-beta Delta_j / 2) <= (n - 1) exp(-beta / 2) = eps`` (``beta >= 2``).
+    In the ``D`` scan layers (factor ``D``) a token outside the window gains at most ``2 D eps``
+    (both heads pick the same key: their exact parts cancel), so ``A = 2 D^2 eps`` over the scan;
+    each token is shifted at most once, gaining ``D`` times the errors of the max and min tokens,
+    so after the scan every error is at most ``M = A sum_{i=0..n} (2D)^i``. The global shift
+    (factor ``G = D^(n+1)``) adds ``G (2 M + 2 eps)``: the final error is at most
+    ``eps K``, ``K = 2 D^2 S (1 + 2 G) + 2 G``, ``S = sum_{i=0..n} (2D)^i``; ``beta`` solves
+    ``(n - 1) exp(-beta/2) K = margin``. First order in the errors, which stay below
+    ``margin / G`` before the last layer, far inside the half-unit gaps the argument uses.
+    """
+    if net.positional:
+        raise ValueError("softmax_beta is derived for the dense network (dense_network) only")
+    if not (isinstance(margin, (int, float, np.floating)) and margin > 0
+            and math.isfinite(margin)):
+        raise ValueError(f"margin must be a finite number > 0, got {margin!r}")
+    if net.n < 2:
+        return 2.0      # one token attends only itself: softmax equals hardmax
+    D, n = net.m**net.d, net.n
+    G = D ** (n + 1)
+    S = sum((2 * D) ** i for i in range(n + 1))
+    K = 2 * D**2 * S * (1 + 2 * G) + 2 * G
+    return max(2.0, 2 * (math.log(n - 1) + math.log(K) - math.log(margin)))
 
 
 def contextual_all_distinct(q) -> int:

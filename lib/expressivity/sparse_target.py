@@ -14,6 +14,7 @@ matrices, the cyclic band of width k, and k x k diagonal blocks, with values i.i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,7 +113,7 @@ class SparseTarget:
 
 
 def _check_k(k: int) -> None:
-    if not isinstance(k, (int, np.integer)) or k < 1:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise TargetError(f"k (nonzeros per row and column) must be a positive integer, got {k!r}")
 
 
@@ -132,15 +133,28 @@ def _check_counts(row_counts: np.ndarray, col_counts: np.ndarray, k: int) -> Non
 
 
 def _values(rng: np.random.Generator, shape, R: float) -> np.ndarray:
-    if R < 1:
-        raise TargetError(f"R (largest value) must be >= 1, got {R}")
     return rng.uniform(1.0, R, size=shape) if R > 1 else np.ones(shape)
+
+
+def check_arguments(n, k, R) -> None:
+    """Refuse a size, sparsity or value range outside the class, naming the argument: n >= 1 and
+    1 <= k <= n integers, R >= 1 finite (before any work)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise TargetError(f"n (sequence length) must be a positive integer, got {n!r}")
+    _check_k(k)
+    if k > n:
+        raise TargetError(f"k = {k} (nonzeros per row and column) exceeds n = {n}: an n x n "
+                          "target has at most n nonzeros in a row")
+    if isinstance(R, bool) or not isinstance(R, (int, float, np.integer, np.floating)) or not (
+            math.isfinite(R) and R >= 1):
+        raise TargetError(f"R (largest value; values are uniform in [1, R]) must be a finite "
+                          f"number >= 1, got {R!r}")
 
 
 def permutation_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTarget:
     """Union of the supports of k independent uniform random permutation matrices, with values
     i.i.d. U[1, R] (a collision keeps one entry): <= k nonzeros in every row and column."""
-    _check_k(k)
+    check_arguments(n, k, R)
     cols = np.sort(np.stack([rng.permutation(n) for _ in range(k)], axis=1), axis=1)
     dup = np.zeros(cols.shape, dtype=bool)
     dup[:, 1:] = cols[:, 1:] == cols[:, :-1]
@@ -156,9 +170,7 @@ def permutation_target(n: int, k: int, R: float, rng: np.random.Generator) -> Sp
 
 def band_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTarget:
     """Cyclic band: row i attends to columns i, i+1, ..., i+k-1 (mod n); values U[1, R]."""
-    _check_k(k)
-    if k > n:
-        raise TargetError(f"band width k = {k} exceeds n = {n}")
+    check_arguments(n, k, R)
     cols = (np.arange(n)[:, None] + np.arange(k)[None, :]) % n
     return SparseTarget(cols=cols, vals=_values(rng, (n, k), R), count=np.full(n, k),
                         k=k).validate()
@@ -167,7 +179,7 @@ def band_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTar
 def block_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTarget:
     """Block diagonal with k x k blocks (the last one smaller when k does not divide n): row i
     attends to every column of its block; values U[1, R]."""
-    _check_k(k)
+    check_arguments(n, k, R)
     start = (np.arange(n) // k) * k
     width = np.minimum(start + k, n) - start
     slot = np.arange(k)[None, :] < width[:, None]
@@ -180,8 +192,9 @@ def block_target(n: int, k: int, R: float, rng: np.random.Generator) -> SparseTa
 
 
 def make_target(kind: str, n: int, k: int, R: float, rng: np.random.Generator) -> SparseTarget:
-    """One of the target families ``KINDS``."""
+    """One of the target families ``KINDS`` (arguments checked by ``check_arguments`` first)."""
     makers = {"permutations": permutation_target, "band": band_target, "block": block_target}
     if kind not in makers:
         raise ValueError(f"unknown target kind {kind!r}; kinds are {', '.join(KINDS)}")
+    check_arguments(n, k, R)
     return makers[kind](n, k, R, rng)

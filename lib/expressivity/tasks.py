@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from scipy import stats
 
 
 def copy_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
@@ -61,3 +62,19 @@ def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
     if task == "count":
         return vocab, cap + 1
     raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+
+
+def majority_accuracy(task: str, n: int, vocab: int, cap: int = 6) -> float:
+    """The expected token accuracy of the best constant answer (the majority class), the baseline a
+    model that ignores its input reaches: ``1 / vocab`` for copying (uniform content tokens); for
+    counting, the largest probability of a label, where a token's count is ``1 + Binomial(n - 1,
+    1 / vocab)`` capped at ``cap``."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+    if n < 1 or vocab < 1 or cap < 1:
+        raise ValueError(f"need n, vocab, cap >= 1, got {n}, {vocab}, {cap}")
+    if task == "copy":
+        return 1.0 / vocab
+    others = stats.binom(n - 1, 1.0 / vocab)
+    probs = [others.pmf(c - 1) for c in range(1, cap)] + [others.sf(cap - 2)]
+    return float(max(probs))

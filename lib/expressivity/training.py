@@ -1,147 +1,187 @@
 """The training loops: full-batch memorization and encoders on fresh batches (PyTorch, CPU default).
 
+Both run under the stage's protocol (``expressivity.training_protocol``): early stopping at the
+target accuracy, a plateau rule, a step budget, and one outcome per run (``reached``, ``plateau``,
+``budget``).
+
 - ``memorize``: Kajitsuka & Sato 2024, Sec. 6, reconstructed (notes ``kajitsuka_sato.md`` Sec. 6.3,
-  [D]; the paper's dataset, optimiser settings and figure were not retrievable). A one-layer
-  ``TokenClassifier`` (``expressivity.transformer_models``: tied ``W_Q = W_K = W_V``, learned
-  temperature, separate ``W_O``, ReLU FFN, per-token classifier) trained with full-batch Adam on a
-  token-wise separated dataset (``expressivity.datasets``) with permutation-consistent labels;
-  training accuracy against epoch. Evaluation with hardmax instead of softmax uses the trained
-  weights unchanged.
-- ``train_encoder``: a ``SequenceEncoder`` trained with Adam on fresh batches of a sequence task
-  (``expressivity.tasks``: Yun et al. 2020b's copying, the counting task for Yun et al. 2020a,
-  Sec. 5) and tested on a held-out set.
+  [D]; the paper's dataset, optimiser settings and figure were not retrievable). One
+  ``TokenClassifier`` per seed (``expressivity.transformer_models``: tied ``W_Q = W_K = W_V``,
+  learned temperature, separate ``W_O``, ReLU FFN, per-token classifier), all seeds trained side by
+  side as independent replicas with full-batch Adam on one token dataset; the metric is the
+  training accuracy, evaluated every epoch. The attention normaliser is softmax, hardmax (trained
+  with the straight-through estimator) or uniform (``lam = 0``).
+- ``train_encoders``: one ``SequenceEncoder`` per seed, trained side by side with Adam on fresh
+  batches of a sequence task (``expressivity.tasks``: Yun et al. 2020b's copying, the counting task
+  for Yun et al. 2020a, Sec. 5); the metric is the token accuracy on a held-out set drawn once per
+  seed, evaluated every ``protocol.every`` steps.
 
 Both minimise the cross-entropy of the scored positions, ``-mean log softmax(logits)[target]``,
 and report the token accuracy, ``mean(argmax logits == target)``. Every random draw comes from the
-seed given or the job's generator (``expressivity.torch_runtime``): same config, same bytes out.
+seeds given or the job's generator (``expressivity.torch_runtime``): same config, same bytes out.
+Progress goes to a ``expressivity.joblog.Progress`` (done/total steps, elapsed, remaining).
 """
 
 from __future__ import annotations
 
-import time
-from typing import TextIO
+import copy
 
 import numpy as np
 import torch
+from torch.func import functional_call, stack_module_state
 
 from expressivity.datasets import TokenDataset
+from expressivity.joblog import Progress
 from expressivity.tasks import TASKS, task_classes
 from expressivity.torch_runtime import torch_seed
-from expressivity.transformer_models import SequenceEncoder, TokenClassifier
+from expressivity.training_protocol import Monitor, Protocol
+from expressivity.transformer_models import SIGMAS, SequenceEncoder, TokenClassifier
 
 
-class Progress:
-    """Writes one line per block of epochs/steps to a log stream (not one per step)."""
-
-    def __init__(self, log: TextIO | None, label: str, every: int):
-        self.log, self.label, self.every = log, label, max(1, every)
-        self.start = time.perf_counter()
-
-    def __call__(self, step: int, total: int, **values: float) -> None:
-        if self.log is None or (step % self.every and step != total):
-            return
-        text = " ".join(f"{k}={v:.4g}" for k, v in values.items())
-        self.log.write(f"[{self.label}] {step}/{total} {text} "
-                       f"({time.perf_counter() - self.start:.1f} s)\n")
-        self.log.flush()
+def _check_lr(lr: float) -> None:
+    if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
 
 
-def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
-    return float((logits.argmax(-1) == y).double().mean())
+def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: Protocol,
+             lr: float, heads: int = 1, head_size: int = 1, w_fixed: np.ndarray | None = None,
+             sigma: str = "softmax", record_every: int = 10, dtype: torch.dtype = torch.float32,
+             device: torch.device | None = None, progress: Progress | None = None,
+             done_before: float = 0.0) -> dict:
+    """Train one ``TokenClassifier`` per seed with full-batch Adam on ``ds`` until each stops.
 
-
-def memorize(ds: TokenDataset, *, width: int, heads: int = 1, head_size: int = 1,
-             w_fixed: np.ndarray | None = None, epochs: int, lr: float, seed: int,
-             record_every: int = 10, stop_at_perfect: bool = True,
-             dtype: torch.dtype = torch.float32, device: torch.device | None = None,
-             log: TextIO | None = None, label: str = "memorize") -> dict:
-    """Train a ``TokenClassifier`` with full-batch Adam on ``ds``; return curve and summary.
-
-    ``heads = 0`` gives the attention-free baseline. Returns ``{"curve": [{"epoch", "loss",
-    "accuracy"}], "epochs_to_perfect": int | None, "accuracy": final softmax accuracy,
-    "accuracy_hardmax": final accuracy with hardmax attention, "model": the trained model}``.
-    Epoch ``e`` is the model after ``e`` Adam steps; the curve is recorded every ``record_every``
-    epochs and at the last one (with ``stop_at_perfect``, training stops at the first epoch with
-    100 % accuracy, so the final model is the one that memorized).
+    ``heads = 0`` gives the attention-free baseline. Epoch ``e`` is the model after ``e`` Adam steps;
+    each replica stops under ``protocol`` (its training accuracy and loss, every epoch). Returns
+    ``{"runs": [per seed: the monitor's result (outcome, stopped_at, steps_to_target, loss,
+    accuracy) and "w", "lam" (its attention weights at the stop, None without attention)],
+    "curve": [{"seed", "epoch", "loss", "accuracy"}] every ``record_every`` epochs and at each
+    stop, "ffn_parameters", "attention_parameters"}``. ``progress`` counts epochs from
+    ``done_before``.
     """
-    if epochs < 1 or lr <= 0:
-        raise ValueError(f"need epochs >= 1 and lr > 0, got {epochs}, {lr}")
+    _check_lr(lr)
+    if sigma not in SIGMAS:
+        raise ValueError(f"sigma must be one of {SIGMAS}, got {sigma!r}")
+    if record_every < 1:
+        raise ValueError(f"record_every must be >= 1, got {record_every}")
     device = torch.device("cpu") if device is None else device
-    torch.manual_seed(seed)
-    model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size,
-                            w_fixed, dtype).to(device)
+    seeds = tuple(int(s) for s in seeds)
+    model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, w_fixed,
+                            dtype, seeds).to(device)
     X = torch.as_tensor(ds.inputs(), dtype=dtype, device=device)
     y = torch.as_tensor(ds.labels, device=device)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    progress = Progress(log, label, max(record_every, epochs // 10))
-    curve, reached = [], None
-    for epoch in range(epochs + 1):
-        opt.zero_grad()
-        logits = model(X)
-        loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        acc = _accuracy(logits.detach(), y)
-        if acc == 1.0 and reached is None:
-            reached = epoch
-        done = epoch == epochs or (stop_at_perfect and reached is not None)
-        if epoch % record_every == 0 or done:
-            curve.append({"epoch": epoch, "loss": float(loss.detach()), "accuracy": acc})
-        progress(epoch, epochs, loss=float(loss.detach()), accuracy=acc)
-        if done:
+    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr,
+                           foreach=True)
+    monitors = [Monitor(protocol) for _ in seeds]
+    snapshots: list[dict | None] = [None] * len(seeds)
+    curve = []
+    for epoch in range(protocol.budget + 1):
+        logits = model(X, sigma)
+        losses = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), y.repeat(len(seeds), 1, 1).reshape(-1),
+            reduction="none").reshape(len(seeds), -1).mean(1)
+        accs = (logits.detach().argmax(-1) == y).double().reshape(len(seeds), -1).mean(1)
+        for r, monitor in enumerate(monitors):
+            if snapshots[r] is not None:
+                continue
+            loss, acc = float(losses[r].detach()), float(accs[r])
+            stopped = monitor.observe(epoch, loss, acc)
+            if epoch % record_every == 0 or stopped:
+                curve.append({"seed": seeds[r], "epoch": epoch, "loss": loss, "accuracy": acc})
+            if stopped:
+                snapshots[r] = _attention_snapshot(model, r)
+        if progress is not None:
+            progress.update(done_before + epoch, running=sum(s is None for s in snapshots))
+        if all(s is not None for s in snapshots):
             break
-        loss.backward()
+        opt.zero_grad()
+        losses.sum().backward()
         opt.step()
-    with torch.no_grad():
-        final = _accuracy(model(X), y)
-        hard = _accuracy(model(X, sigma="hardmax"), y) if heads > 0 else final
-    return {"curve": curve, "epochs_to_perfect": reached, "accuracy": final,
-            "accuracy_hardmax": hard, "model": model}
+    return {"runs": [{**m.result(), **snap} for m, snap in zip(monitors, snapshots, strict=True)],
+            "curve": curve, "ffn_parameters": model.ffn_parameters(),
+            "attention_parameters": model.attention_parameters()}
 
 
-def train_encoder(rng: np.random.Generator, *, task: str, n: int, vocab: int, mixers: list[str],
-                  masks: list | None = None, d_model: int = 32, heads: int = 2, kernel: int = 3,
-                  steps: int, batch: int, lr: float, eval_size: int = 512,
-                  record_every: int = 50, device: torch.device | None = None,
-                  log: TextIO | None = None, label: str = "encoder") -> dict:
-    """Train a ``SequenceEncoder`` with Adam on fresh batches of ``task``; test on a held-out set.
+def _attention_snapshot(model: TokenClassifier, replica: int) -> dict:
+    """Replica ``replica``'s attention weights ``w: (h, d, s)`` and temperatures ``lam: (h,)``."""
+    if model.attention is None:
+        return {"w": None, "lam": None}
+    att = model.attention
+    return {"w": att.w[replica].detach().cpu().numpy().copy(),
+            "lam": att.log_lam[replica].detach().exp().cpu().numpy().copy()}
 
-    All data come from ``rng`` (numpy); the torch initialisation from ``torch_seed(rng)``. Returns
-    ``{"curve": [{"step", "loss", "accuracy"}], "accuracy": final held-out token accuracy on the
-    scored positions, "parameters": number of trainable parameters}``.
+
+def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab: int,
+                   mixers: list[str], protocol: Protocol, batch: int, lr: float,
+                   masks: list | None = None, d_model: int = 32, heads: int = 2, kernel: int = 3,
+                   eval_size: int = 512, device: torch.device | None = None,
+                   progress: Progress | None = None, done_before: float = 0.0) -> list[dict]:
+    """Train one ``SequenceEncoder`` per generator in ``rngs`` with Adam on fresh batches of
+    ``task`` until ``protocol`` stops it; the metric is the token accuracy on a held-out set of
+    ``eval_size`` sequences.
+
+    The models are trained side by side (``torch.func.vmap`` over their stacked parameters: one
+    dispatch for all of them; they share nothing, so each follows its own Adam trajectory). Model
+    ``i`` draws its held-out set, its initialisation (``torch_seed(rngs[i])``) and then its batches
+    from ``rngs[i]``. Returns per model the monitor's result (outcome, stopped_at, steps_to_target,
+    loss and accuracy on the held-out set at the stop) with ``"curve": [{"step", "loss",
+    "accuracy"}]`` (held out, every ``protocol.every`` steps until it stopped) and ``"parameters"``
+    (trainable, per model). ``progress`` counts steps from ``done_before``.
     """
     sampler = TASKS.get(task)
     if sampler is None:
         raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
-    if steps < 1 or batch < 1 or lr <= 0:
-        raise ValueError(f"need steps, batch >= 1 and lr > 0, got {steps}, {batch}, {lr}")
+    _check_lr(lr)
+    if batch < 1 or eval_size < 1 or not rngs:
+        raise ValueError(f"need batch, eval_size >= 1 and a generator, got {batch}, {eval_size}, "
+                         f"{len(rngs)} generators")
     device = torch.device("cpu") if device is None else device
     n_in, n_out = task_classes(task, vocab)
-    torch.manual_seed(torch_seed(rng))
-    model = SequenceEncoder(n_in, n, d_model, mixers, n_out, heads=heads, masks=masks,
-                            kernel=kernel).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    test = [torch.as_tensor(a, device=device) for a in sampler(rng, eval_size, n, vocab)]
-    progress = Progress(log, label, max(record_every, steps // 10))
 
-    def evaluate() -> float:
-        model.eval()
-        with torch.no_grad():
-            pred = model(test[0]).argmax(-1)
-        model.train()
-        return float((pred == test[1])[test[2]].double().mean())
+    def draw(size: int) -> list[torch.Tensor]:
+        parts = [sampler(rng, size, n, vocab) for rng in rngs]
+        return [torch.as_tensor(np.stack([p[i] for p in parts]), device=device) for i in range(3)]
 
-    curve = []
-    for step in range(1, steps + 1):
-        tokens, targets, scored = (torch.as_tensor(a, device=device)
-                                   for a in sampler(rng, batch, n, vocab))
-        logits = model(tokens)
-        loss = torch.nn.functional.cross_entropy(logits[scored], targets[scored])
+    test = draw(eval_size)
+    models = []
+    for rng in rngs:
+        torch.manual_seed(torch_seed(rng))
+        models.append(SequenceEncoder(n_in, n, d_model, mixers, n_out, heads=heads, masks=masks,
+                                      kernel=kernel).to(device))
+    params, buffers = stack_module_state(models)
+    template = copy.deepcopy(models[0]).to("meta")
+    forward = torch.vmap(lambda p, b, x: functional_call(template, (p, b), (x,)))
+    opt = torch.optim.Adam(list(params.values()), lr=lr, foreach=True)
+    monitors = [Monitor(protocol) for _ in rngs]
+    curves: list[list[dict]] = [[] for _ in rngs]
+
+    def losses_and_accuracies(tokens, targets, scored) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = forward(params, buffers, tokens)
+        per_token = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="none")
+        weight = scored.reshape(len(rngs), -1).to(per_token.dtype)
+        counts = weight.sum(1)
+        loss = (per_token.reshape(len(rngs), -1) * weight).sum(1) / counts
+        right = ((logits.argmax(-1) == targets) & scored).reshape(len(rngs), -1).sum(1)
+        return loss, right.double() / counts
+
+    for step in range(0, protocol.budget + 1):
+        if step % protocol.every == 0 or step == protocol.budget:
+            with torch.no_grad():
+                loss, acc = losses_and_accuracies(*test)
+            for i, monitor in enumerate(monitors):
+                if monitor.outcome is None:
+                    curves[i].append({"step": step, "loss": float(loss[i]),
+                                      "accuracy": float(acc[i])})
+                    monitor.observe(step, float(loss[i]), float(acc[i]))
+            if progress is not None:
+                progress.update(done_before + step, accuracy=float(acc.min()),
+                                running=sum(m.outcome is None for m in monitors))
+            if all(m.outcome is not None for m in monitors):
+                break
+        loss, _ = losses_and_accuracies(*draw(batch))
         opt.zero_grad()
-        loss.backward()
+        loss.sum().backward()
         opt.step()
-        if step % record_every == 0 or step == steps:
-            acc = evaluate()
-            curve.append({"step": step, "loss": float(loss.detach()), "accuracy": acc})
-            progress(step, steps, loss=float(loss.detach()), accuracy=acc)
-    params = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    return {"curve": curve, "accuracy": curve[-1]["accuracy"], "parameters": params}
+    size = sum(p.numel() for p in models[0].parameters() if p.requires_grad)
+    return [{**m.result(), "curve": curve, "parameters": size}
+            for m, curve in zip(monitors, curves, strict=True)]

@@ -12,10 +12,14 @@ Modules here:
   weight matrix has rank 1: the model of Kajitsuka & Sato 2024, Thm 2 (rank-1 weights; their
   construction uses ``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, notes Sec. 3.2, [R]). The tied
   experiment is our reconstruction of their Sec. 6 (notes Sec. 6.3, [D]): the paper's
-  hyper-parameters were not retrievable.
+  hyper-parameters were not retrievable. The normaliser ``sigma`` is softmax, hardmax (exact, ties
+  averaged; trained with the straight-through estimator: hardmax forward, softmax gradient) or
+  uniform (``lam = 0``, mean pooling).
 - ``TokenClassifier``: ``TiedAttention`` (or none) followed by a two-layer ReLU network of width
   ``q`` whose output layer is the per-token classifier, ``logits = ReLU(H W_1 + b_1) W_2 + b_2``
-  (the FFN ``F^(FF)`` of the paper, with its output read as class scores).
+  (the FFN ``F^(FF)`` of the paper, with its output read as class scores). Both hold ``R``
+  independent replicas (one per training seed, the leading dimension of every parameter), so that
+  the seeds of a full-batch run train side by side in one pass.
 - ``MaskedSelfAttention``, ``BilinearProjection``, ``DepthwiseSeparableConv``: the token-mixing
   layers compared by Yun et al. 2020a, Sec. 5 (bilinear projection ``X + W_O X W_P`` in column form
   becomes ``X + W_P^T X W_O^T`` in row form; depth-wise separable convolution after Kaiser et al.
@@ -25,6 +29,7 @@ Modules here:
   ``X + Mix(LN(X))``, ``X + FFN(LN(X))``, and a per-token linear readout. LayerNorm is not in the
   papers' definitions (they omit it); we add it so that small models train reliably (ours, [O]).
   ``hybrid_mixers`` lists the layers of Yun et al. 2020a's hybrids: alternatives below attention.
+  Its seeds train side by side through ``torch.func`` (``expressivity.training``).
 """
 
 from __future__ import annotations
@@ -35,99 +40,147 @@ import numpy as np
 import torch
 from torch import nn
 
-from expressivity.attention import hardmax
-
-SIGMAS = ("softmax", "hardmax")
+SIGMAS = ("softmax", "hardmax", "uniform")
 MIXERS = ("attention", "bilinear", "conv")
+
+
+def _hardmax(S: torch.Tensor) -> torch.Tensor:
+    """Row-wise hardmax with exact tie averaging: each maximiser of a row gets ``1 / |argmax|``
+    (Yun et al. 2020a convention; ``expressivity.attention.hardmax`` with ``tie_tol = 0``)."""
+    winners = (S == S.amax(dim=-1, keepdim=True)).to(S.dtype)
+    return winners / winners.sum(dim=-1, keepdim=True)
 
 
 def _normalise(S: torch.Tensor, sigma: str, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Row-stochastic weights from scores ``S: (..., n, n)``.
 
-    ``softmax`` is differentiable; ``hardmax`` (evaluation only, no gradient) averages exact ties,
-    computed by ``expressivity.attention.hardmax`` (Yun et al. 2020a convention).
+    ``softmax``: differentiable. ``hardmax``: the forward value is the exact hardmax, the gradient
+    that of the softmax (straight-through estimator, Bengio et al. 2013), so a model can be *trained*
+    with hardmax attention; its outputs are hardmax outputs. ``uniform``: every allowed key gets the
+    same weight (``lam = 0``: mean pooling, the attention Kajitsuka & Sato's Theorem 2 rules out).
     """
+    if sigma not in SIGMAS:
+        raise ValueError(f"unknown attention normaliser {sigma!r}; use one of {', '.join(SIGMAS)}")
+    if sigma == "uniform":
+        S = torch.zeros_like(S)
+    if mask is not None:
+        S = S.masked_fill(~mask, float("-inf"))
+    soft = torch.softmax(S, dim=-1)
+    if sigma == "uniform":
+        return soft
     if sigma == "softmax":
-        if mask is not None:
-            S = S.masked_fill(~mask, float("-inf"))
-        return torch.softmax(S, dim=-1)
-    if sigma == "hardmax":
-        scores = S.detach().cpu().numpy()
-        m = None if mask is None else mask.cpu().numpy()
-        return torch.as_tensor(hardmax(scores, mask=m), dtype=S.dtype, device=S.device)
-    raise ValueError(f"unknown attention normaliser {sigma!r}; use one of {', '.join(SIGMAS)}")
+        return soft
+    return soft + (_hardmax(S.detach()) - soft).detach()
 
 
 class TiedAttention(nn.Module):
-    """Multi-head self-attention with ``W_Q = W_K = W_V = w_h`` tied per head.
+    """``R`` independent replicas of multi-head self-attention with ``W_Q = W_K = W_V = w_h`` tied.
 
     ``F(X) = X + sum_h sigma(lam_h (X w_h)(X w_h)^T) (X w_h) W_O^h`` with ``X: (B, n, d)``,
-    ``w: (h, d, s)``, ``W_O: (h, s, d)``, ``lam_h = exp(log_lam_h) > 0``.
+    ``w: (R, h, d, s)``, ``W_O: (R, h, s, d)``, ``lam_h = exp(log_lam_h) > 0``; the output is
+    ``(R, B, n, d)``, one layer per replica (replicas are trained side by side, one per seed: they
+    share no parameter, so their gradients and Adam updates are independent).
 
-    ``w_fixed`` (shape ``(h, d, s)``) freezes ``w`` at given values (the ablation "projection vector
-    fixed at the construction's value"); the temperature and ``W_O`` stay trainable.
+    ``w_fixed`` (shape ``(h, d, s)``, the same for every replica) freezes ``w`` at given values (the
+    ablation "projection vector fixed at the construction's value"); the temperature and ``W_O``
+    stay trainable. ``seeds`` (one per replica) draw each replica's initial weights.
     """
 
     def __init__(self, d: int, heads: int = 1, head_size: int = 1,
-                 w_fixed: np.ndarray | None = None, dtype=torch.float64):
+                 w_fixed: np.ndarray | None = None, dtype=torch.float64,
+                 seeds: tuple[int, ...] = (0,)):
         super().__init__()
-        if heads < 1 or head_size < 1 or d < 1:
-            raise ValueError(f"need d, heads, head_size >= 1, got {d}, {heads}, {head_size}")
+        if heads < 1 or head_size < 1 or d < 1 or not seeds:
+            raise ValueError(f"need d, heads, head_size >= 1 and a seed, got {d}, {heads}, "
+                             f"{head_size}, {seeds}")
         self.d, self.heads, self.head_size = d, heads, head_size
+        w, W_O = [], []  # noqa: N806
+        for seed in seeds:
+            gen = torch.Generator().manual_seed(int(seed))
+            w.append(torch.randn(heads, d, head_size, generator=gen, dtype=dtype) / math.sqrt(d))
+            W_O.append(torch.randn(heads, head_size, d, generator=gen, dtype=dtype)
+                       / math.sqrt(head_size))
         if w_fixed is None:
-            self.w = nn.Parameter(torch.randn(heads, d, head_size, dtype=dtype) / math.sqrt(d))
+            self.w = nn.Parameter(torch.stack(w))
         else:
             w_fixed = np.asarray(w_fixed, dtype=float)
             if w_fixed.shape != (heads, d, head_size):
                 raise ValueError(f"w_fixed has shape {w_fixed.shape}; expected "
                                  f"{(heads, d, head_size)}")
-            self.register_buffer("w", torch.as_tensor(w_fixed, dtype=dtype))
-        self.log_lam = nn.Parameter(torch.zeros(heads, dtype=dtype))
-        self.W_O = nn.Parameter(torch.randn(heads, head_size, d, dtype=dtype) / math.sqrt(head_size))
+            fixed = torch.as_tensor(w_fixed, dtype=dtype)
+            self.register_buffer("w", fixed.expand(len(seeds), *fixed.shape).clone())
+        self.log_lam = nn.Parameter(torch.zeros(len(seeds), heads, dtype=dtype))
+        self.W_O = nn.Parameter(torch.stack(W_O))
 
     def weights(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
-        """Attention weights ``(B, h, n, n)``: row ``k`` holds query ``k``'s weights over keys."""
-        Z = torch.einsum("bnd,hds->bhns", X, self.w)
-        S = torch.exp(self.log_lam)[None, :, None, None] * (Z @ Z.transpose(-1, -2))
-        return _normalise(S, sigma)
+        """Attention weights ``(R, B, h, n, n)``: row ``k`` holds query ``k``'s weights."""
+        return self._weights(self._project(X), sigma)
+
+    def _project(self, X: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("bnd,rhds->rbhns", X, self.w)
+
+    def _weights(self, Z: torch.Tensor, sigma: str) -> torch.Tensor:
+        lam = torch.exp(self.log_lam)[:, None, :, None, None]
+        return _normalise(lam * (Z @ Z.transpose(-1, -2)), sigma)
 
     def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
-        Z = torch.einsum("bnd,hds->bhns", X, self.w)
-        A = self.weights(X, sigma)
-        return X + torch.einsum("bhnm,bhms,hsd->bnd", A, Z, self.W_O)
+        Z = self._project(X)
+        A = self._weights(Z, sigma)
+        return X + torch.einsum("rbhnm,rbhms,rhsd->rbnd", A, Z, self.W_O)
 
 
 class TokenClassifier(nn.Module):
-    """One layer ``F^(FF) o F^(SA)`` of Kajitsuka & Sato 2024 read out per token as class scores.
+    """``R`` replicas of one layer ``F^(FF) o F^(SA)`` of Kajitsuka & Sato 2024 read out per token.
 
-    ``X: (B, n, d) -> logits: (B, n, C)``: ``H = TiedAttention(X)`` (or ``H = X`` when
+    ``X: (B, n, d) -> logits: (R, B, n, C)``: ``H = TiedAttention(X)`` (or ``H = X`` when
     ``heads = 0``: the attention-free, token-wise baseline), then
-    ``logits = ReLU(H W_1 + b_1) W_2 + b_2`` with ``W_1: (d, q)``, ``W_2: (q, C)``.
+    ``logits = ReLU(H W_1 + b_1) W_2 + b_2`` with ``W_1: (d, q)``, ``W_2: (q, C)`` per replica
+    (initialised as ``torch.nn.Linear``: uniform in ``+-1/sqrt(fan_in)``). ``sigma`` picks the
+    attention normaliser (``SIGMAS``); ``seeds`` has one seed per replica.
     """
 
     def __init__(self, d: int, n_classes: int, width: int, heads: int = 1, head_size: int = 1,
-                 w_fixed: np.ndarray | None = None, dtype=torch.float64):
+                 w_fixed: np.ndarray | None = None, dtype=torch.float64,
+                 seeds: tuple[int, ...] = (0,)):
         super().__init__()
         if width < 1 or n_classes < 1:
             raise ValueError(f"need width, n_classes >= 1, got {width}, {n_classes}")
-        self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype) if heads > 0
+        seeds = tuple(int(s) for s in seeds)
+        self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype, seeds) if heads > 0
                           else None)
-        self.hidden = nn.Linear(d, width, dtype=dtype)
-        self.readout = nn.Linear(width, n_classes, dtype=dtype)
+        params = {"W_1": [], "b_1": [], "W_2": [], "b_2": []}
+        for seed in seeds:
+            gen = torch.Generator().manual_seed(int(seed) + 1)
+            for name, shape, fan_in in (("W_1", (d, width), d), ("b_1", (width,), d),
+                                        ("W_2", (width, n_classes), width),
+                                        ("b_2", (n_classes,), width)):
+                u = torch.rand(shape, generator=gen, dtype=dtype)
+                params[name].append((2 * u - 1) / math.sqrt(fan_in))
+        self.W_1, self.b_1, self.W_2, self.b_2 = (nn.Parameter(torch.stack(params[k]))
+                                                  for k in ("W_1", "b_1", "W_2", "b_2"))
+
+    @property
+    def replicas(self) -> int:
+        return int(self.W_1.shape[0])
 
     def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
-        H = X if self.attention is None else self.attention(X, sigma)
-        return self.readout(torch.relu(self.hidden(H)))
+        if self.attention is None:
+            H = X.expand(self.replicas, *X.shape)
+        else:
+            H = self.attention(X, sigma)
+        hidden = torch.relu(torch.einsum("rbnd,rdq->rbnq", H, self.W_1)
+                            + self.b_1[:, None, None, :])
+        return torch.einsum("rbnq,rqc->rbnc", hidden, self.W_2) + self.b_2[:, None, None, :]
 
     def ffn_parameters(self) -> int:
-        """Weights and biases of the ReLU network (``q(d + 1) + (q + 1) C``)."""
-        return sum(p.numel() for m in (self.hidden, self.readout) for p in m.parameters())
+        """Weights and biases of one replica's ReLU network (``q(d + 1) + (q + 1) C``)."""
+        return sum(p[0].numel() for p in (self.W_1, self.b_1, self.W_2, self.b_2))
 
     def attention_parameters(self) -> int:
-        """Trainable attention parameters (``w`` counts only when learned)."""
+        """Trainable attention parameters of one replica (``w`` counts only when learned)."""
         if self.attention is None:
             return 0
-        return sum(p.numel() for p in self.attention.parameters())
+        return sum(p[0].numel() for p in self.attention.parameters())
 
 
 class MaskedSelfAttention(nn.Module):

@@ -21,8 +21,11 @@ Two routes to approximate a continuous function ``f: [0, 1]^{n x d} -> R^{n x d}
    hundreds of thousands of digits); the separation it reaches on the whole grid is measured.
    The attention layer is the memorization stage's rank-1 head (``expressivity.rank1.layer``).
 
-Monte-Carlo ``L^p`` error: ``( mean_X sum_{k,i} |f(X)_{k,i} - g(X)_{k,i}|^p )^{1/p}`` on a fixed
-seeded uniform sample of ``[0, 1)^{n x d}`` (the domain has volume 1).
+Monte-Carlo ``L^p`` error: ``( mean_X sum_{k,i} |f(X)_{k,i} - g(X)_{k,i}|^p )^{1/p}`` on a seeded
+uniform sample of ``[0, 1)^{n x d}`` (the domain has volume 1), with its standard error.
+
+The rate at which the error falls with ``delta`` (``min(1, d/p)`` for Yun et al.'s equivariant
+route, 1 for the others) is derived in ``expressivity.approximation_rate``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import math
 import mpmath
 import numpy as np
 
+from expressivity.approximation_rate import check_route
 from expressivity.attention import softmax
 from expressivity.quantization import (
     check_budget,
@@ -43,6 +47,7 @@ from expressivity.quantization import (
 from expressivity.rank1.layer import output_scale, rank1_attention
 from expressivity.relu_interpolant import fit_relu_interpolant
 from expressivity.selective_shift import (
+    codes,
     dense_network,
     positional_network,
     run_integer,
@@ -83,14 +88,68 @@ def grid_target(name: str, digits: np.ndarray, m: int) -> np.ndarray:
 
 
 def lp_errors(F: np.ndarray, G: np.ndarray, ps=(1, 2)) -> dict:
-    """Monte-Carlo ``L^p`` distances over a sample ``F, G: (S, n, d)``."""
+    """Monte-Carlo ``L^p`` distances over a sample ``F, G: (S, n, d)`` and their standard errors.
+
+    ``L^p = mu^(1/p)`` with ``mu = mean_X e(X)``, ``e(X) = sum_{k,i} |F - G|^p``; the standard
+    error of ``mu`` is ``std(e) / sqrt(S)``, that of ``L^p`` by the delta method ``L^p se(mu) /
+    (p mu)`` (``L<p>_se``; NaN for ``S < 2``, 0 when every ``e(X)`` is 0)."""
+    F, G = np.asarray(F, dtype=float), np.asarray(G, dtype=float)
+    if F.shape != G.shape or F.ndim != 3 or F.shape[0] == 0:
+        raise ValueError(f"F and G must have one shape (S, n, d) with S >= 1, got {F.shape} "
+                         f"and {G.shape}")
     diff = np.abs(F - G).reshape(F.shape[0], -1)
-    return {f"L{p}": float(np.mean(np.sum(diff**p, axis=1)) ** (1 / p)) for p in ps}
+    out = {}
+    for p in ps:
+        e = np.sum(diff**p, axis=1)
+        mu = float(np.mean(e))
+        out[f"L{p}"] = mu ** (1 / p)
+        if len(e) < 2:
+            se = math.nan
+        elif mu == 0:
+            se = 0.0
+        else:
+            se = mu ** (1 / p) * float(np.std(e, ddof=1)) / math.sqrt(len(e)) / (p * mu)
+        out[f"L{p}_se"] = se
+    return out
 
 
 def sample(rng: np.random.Generator, size: int, n: int, d: int) -> np.ndarray:
     """``size`` uniform inputs of ``[0, 1)^{n x d}``."""
+    for name, value, lowest in (("size", size, 1), ("n", n, 1), ("d", d, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
+            raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
     return rng.random((size, n, d))
+
+
+def check_sample(X) -> np.ndarray:
+    """``X`` as a float array ``(S, n, d)`` of finite entries in ``[0, 1)``; a ``ValueError`` naming
+    ``X`` otherwise."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 3 or 0 in X.shape:
+        raise ValueError(f"X must be a non-empty sample of shape (S, n, d), got {X.shape}")
+    if not np.isfinite(X).all() or X.min() < 0 or X.max() >= 1:
+        raise ValueError("X must hold finite inputs in [0, 1)")
+    return X
+
+
+def repeated_tokens(digits, m: int) -> np.ndarray:
+    """For grid inputs ``digits: (S, n, d)`` (digits in ``0..m-1``), whether two tokens share a
+    grid cell, ``(S,)`` bool."""
+    c = np.sort(codes(np.asarray(digits).astype(np.int64), m), axis=1)
+    return np.any(c[:, 1:] == c[:, :-1], axis=1)
+
+
+def table_size(route: str, m: int, n: int, d: int) -> int:
+    """Entries of the route's table at ``1/delta = m``: grid inputs with distinct tokens up to
+    permutation ``C(m^d, n)`` (Yun et al.'s value mapping), multisets ``C(m^d + n - 1, n)`` (the
+    Kajitsuka & Sato memorization), every grid input ``m^(n d)`` (positional route)."""
+    check_route(route)
+    D = m**d
+    if route == "yun":
+        return math.comb(D, n)
+    if route == "kajitsuka_sato":
+        return math.comb(D + n - 1, n)
+    return m ** (n * d)
 
 
 def _class_digits(m: int, d: int, n: int, budget: int, repeats: bool) -> np.ndarray:
@@ -115,6 +174,7 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     """
     check_target(name)
     m = check_inverse_delta(m)
+    X = check_sample(X)
     S, n, d = X.shape
     if positional:
         check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
@@ -125,7 +185,9 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
         net = dense_network(m, d, n)
         table_digits = _class_digits(m, d, n, budget, repeats=False)
     q_table = run_integer(net, table_digits)
-    v_table = grid_target(name, table_digits, m)
+    # no distinct-token input when m^d < n: an empty table (every input maps to 0)
+    v_table = (grid_target(name, table_digits, m) if len(table_digits)
+               else np.zeros((0, n, d)))
     keys = q_table.ravel()
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -171,6 +233,11 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
     """
     check_target(name)
     m = check_inverse_delta(m)
+    X = check_sample(X)
+    if not (isinstance(lam, (int, float, np.floating)) and math.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam must be a finite number > 0, got {lam!r}")
+    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 16:
+        raise ValueError(f"dps must be an integer >= 16 (mpmath digits), got {dps!r}")
     S, n, d = X.shape
     v = np.ones(1) if d == 1 else rng.normal(size=d)
     v = v / np.linalg.norm(v)
@@ -201,17 +268,21 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
                 for i in range(d)]
         b = np.array([float(t) for t in nets[0].b])
         W = np.array([[float(t) for t in f.w] for f in nets])      # (d, N)
+    # c(z) = sum_{b_j < z} w_j (z - b_j) = z P_k - Q_k with the prefix sums P_k = sum_{j<k} w_j,
+    # Q_k = sum_{j<k} w_j b_j over the k biases below z (the biases increase): O((S + N) log N).
+    P = np.concatenate([np.zeros((d, 1)), np.cumsum(W, axis=1)], axis=1)
+    Q = np.concatenate([np.zeros((d, 1)), np.cumsum(W * b, axis=1)], axis=1)
 
     def ffn2(zq):
-        out = np.empty((zq.shape[0], d))
-        for s in range(0, zq.shape[0], 2048):
-            relu = np.maximum(zq[s: s + 2048, None] - b[None, :], 0.0)
-            out[s: s + 2048] = relu @ W.T
-        return out
+        k = np.searchsorted(b, zq, side="left")
+        return (zq[:, None] * P[:, k].T) - Q[:, k].T
 
     resid = float(np.max(np.abs(ffn2(zu) - lab)))
-    bound = float(len(zu) * np.max(np.abs(W)) * (np.max(np.abs(zu)) + np.max(np.abs(b)))
-                  * np.finfo(float).eps * 4)
+    # float64 evaluation of ``z P_k - Q_k`` with recursive prefix sums: at most
+    # gamma_{N+2} (max|z| sum|w| + sum|w b|) with gamma_k = k eps / (1 - k eps) (Higham, Thm 4.4).
+    u = (len(zu) + 2) * np.finfo(float).eps
+    bound = float(u / (1 - u) * np.max(np.abs(zu).max() * np.abs(W).sum(axis=1)
+                                      + np.abs(W * b).sum(axis=1)))
     digits = quantize(X, m).astype(np.int64)
     Ys = rank1_attention(ffn1(digits), v, lam, W_O)
     G = ffn2((Ys @ a).ravel()).reshape(S, n, d)

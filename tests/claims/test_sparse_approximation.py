@@ -1,17 +1,34 @@
 """The sparse-approximation claims at small scale (the jobs of config/ci.yaml), and cases built to
-fail."""
+fail: a power law or a power of ln n in place of the measured d_min."""
 
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from cases import SA_JL, SA_MODULE, SA_SWEEP, SA_SWEEP_POINTS
+from cases import (
+    SA_JL,
+    SA_MASS,
+    SA_MASS_POINTS,
+    SA_MODELS,
+    SA_MODULE,
+    SA_SWEEP,
+    SA_SWEEP_POINTS,
+)
 
 from expressivity.claims import stage_claims
-from expressivity.experiments.sparse_approximation import jl_table, module_table, sweep_table
+from expressivity.experiments.sparse_approximation.construction import module_table
+from expressivity.experiments.sparse_approximation.models import models_tables
+from expressivity.experiments.sparse_approximation.searches import (
+    jl_table,
+    mass_table,
+    sweep_table,
+)
+from expressivity.random_projection import typical_dimension
 
 CLAIMS = {c.id.split(".", 1)[1]: c for c in stage_claims("sparse_approximation")}
+LOG_CLAIMS = ("log_n_out_of_sample", "log_n_beats_power_law", "log_n_not_beaten_by_log_power",
+              "d_min_tracks_gaussian_max")
 
 
 def judge(name, **tables):
@@ -19,46 +36,110 @@ def judge(name, **tables):
 
 
 @pytest.fixture(scope="module")
-def sweep():
-    """The sweep of config/ci.yaml: every trial at every (n, k) up to n = 4096."""
-    return pd.concat([sweep_table(n=n, k=k, **SA_SWEEP) for n, k in SA_SWEEP_POINTS],
-                     ignore_index=True)
+def tables():
+    """The sweep and the mass-calibrated sweep of config/ci.yaml and the tables read from them."""
+    sweep = pd.concat([sweep_table(n=n, k=k, first=0, trials=t, **SA_SWEEP)
+                       for n, k, t in SA_SWEEP_POINTS], ignore_index=True)
+    mass = pd.concat([mass_table(n=n, k=k, first=0, trials=t, **SA_MASS)
+                      for n, k, t in SA_MASS_POINTS], ignore_index=True)
+    return {"sweep": sweep, "mass": mass, **models_tables(sweep=sweep, mass=mass, **SA_MODELS)}
 
 
-def test_jl_bound_suffices():
+def synthetic(law, trials=8, noise=0.04, seed=0):
+    """A sweep of k = 1 whose d_min follows ``law(d_pred(n), n)`` with multiplicative noise, over
+    n = 2^6..2^14, with the real Gaussian-maximum prediction of the default tolerances."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    b = math.log(10) + 1
+    for n in 2 ** np.arange(6, 15):
+        pred = typical_dimension(np.full(n, b), int(n), 1.0)
+        for t in range(trials):
+            d = law(pred, n) * math.exp(noise * rng.standard_normal())
+            rows.append({"n": n, "k": 1, "trial": t, "d_min": d, "d_stable": d * 1.05,
+                         "d_pred": pred, "d_min_over_pred": d / pred,
+                         "d_stable_over_pred": d * 1.05 / pred, "d_min_over_n": d / n,
+                         "d_jl": 10 * pred, "censored": False, "precision": "float64",
+                         "off_mass_mean": 0.5, "tv_mean": 0.5})
+    sweep = pd.DataFrame(rows)
+    return models_tables(sweep=sweep, mass=sweep.iloc[0:0], **SA_MODELS)
+
+
+def _log_law(pred, n):
+    return 0.5 * pred
+
+
+def _power_law(pred, n):  # through the log law at n = 64 and n = 1024: same range, another shape
+    return 0.5 * synthetic_pred(64) * (n / 64) ** math.log(
+        synthetic_pred(1024) / synthetic_pred(64), 16)
+
+
+def synthetic_pred(n):
+    return typical_dimension(np.full(n, math.log(10) + 1), n, 1.0)
+
+
+def test_jl_bound_suffices(tables):
     df = jl_table(**SA_JL)
-    assert judge("jl_bound_suffices", jl_check=df)["passed"]
+    assert judge("jl_bound_suffices", jl_check=df, sweep=tables["sweep"])["passed"]
     df.loc[0, "first_draw_ok"] = False  # one failed draw refutes it
-    assert not judge("jl_bound_suffices", jl_check=df)["passed"]
+    assert not judge("jl_bound_suffices", jl_check=df, sweep=tables["sweep"])["passed"]
 
 
-def test_d_min_grows_like_log_n(sweep):
+def test_log_claims_on_the_ci_sweep(tables):
+    sweep = tables["sweep"]
     assert not sweep["censored"].any() and (sweep["precision"] == "float64").all()
-    assert sweep["horizon_ok"].all()
-    assert judge("log_n_fit", sweep=sweep)["passed"]
-    assert judge("log_n_ratio", sweep=sweep)["passed"]
-    # every trial stays at or below the JL bound
-    assert (sweep["d_min"] <= sweep["d_jl"]).all()
+    assert sweep["horizon_ok"].all() and (sweep["d_min"] <= sweep["d_jl"]).all()
+    for name in LOG_CLAIMS:
+        row = judge(name, **tables)
+        assert row["passed"], (name, row["note"])
 
 
-def synthetic(law):
-    n = 2 ** np.arange(6, 14)
-    return pd.DataFrame({"n": n, "k": 1, "d_min": law(n), "censored": False,
-                         "precision": "float64", "d_min_over_n": law(n) / n})
+def test_log_claims_pass_for_a_log_law():
+    t = synthetic(_log_law)
+    for name in LOG_CLAIMS:
+        row = judge(name, **t)
+        assert row["passed"], (name, row["note"])
 
 
-def test_log_claims_refute_a_power_law():
-    assert judge("log_n_ratio", sweep=synthetic(lambda n: 50 + 40 * np.log(n)))["passed"]
-    assert not judge("log_n_ratio", sweep=synthetic(lambda n: 30 * n**0.3))["passed"]
-    # undecided float64 trials make the claim "not evaluated", never a pass
-    undecided = synthetic(lambda n: 50 + 40 * np.log(n))
-    undecided.loc[0, "precision"] = "undecided in float64"
-    assert judge("log_n_fit", sweep=undecided)["status"] == "not evaluated"
+def test_log_claims_fail_for_a_power_law():
+    """n^p through the same two ends of the range: the d = O(log n) claims refute it."""
+    t = synthetic(_power_law)
+    for name in ("log_n_out_of_sample", "log_n_beats_power_law", "d_min_tracks_gaussian_max"):
+        row = judge(name, **t)
+        assert row["status"] == "fail", (name, row["note"])
 
 
-def test_d_min_below_n(sweep):
-    assert judge("below_n", sweep=sweep)["passed"]
-    assert not judge("below_n", sweep=synthetic(lambda n: 2.0 * n))["passed"]
+def test_out_of_sample_fails_for_a_power_of_ln_n():
+    t = synthetic(lambda pred, n: 0.5 * synthetic_pred(64) * (math.log(n) / math.log(64)) ** 2.5)
+    assert judge("log_n_out_of_sample", **t)["status"] == "fail"
+    assert judge("log_n_not_beaten_by_log_power", **t)["status"] == "fail"
+
+
+def test_too_few_n_is_not_evaluated():
+    t = synthetic(_log_law)
+    empty = {name: df.iloc[0:0] for name, df in t.items()}
+    for name in LOG_CLAIMS:
+        assert judge(name, **empty)["status"] == "not evaluated"
+
+
+def test_mass_claims(tables):
+    for name in ("off_support_mass_grows", "mass_calibrated_cost_grows",
+                 "mass_calibrated_tracks_prediction"):
+        row = judge(name, **tables)
+        assert row["passed"], (name, row["note"])
+    row = judge("mass_calibrated_bounded", **tables)
+    assert row["passed"] and row["measured"] < 1
+    broken = tables["mass"].copy()
+    broken.loc[0, "off_mass_max"] = 2 * broken["eps_mass"].iloc[0]
+    assert not judge("mass_calibrated_bounded", mass=broken)["passed"]
+    flat = tables["sweep"].copy()
+    flat["off_mass_mean"] = 0.05 + 0.001 * np.random.default_rng(0).standard_normal(len(flat))
+    assert not judge("off_support_mass_grows", sweep=flat)["passed"]
+
+
+def test_d_min_below_n(tables):
+    assert judge("below_n", **tables)["passed"]
+    doubled = tables["sweep"].assign(d_min_over_n=lambda df: 2.0 + df["d_min_over_n"])
+    assert not judge("below_n", sweep=doubled, crossover=tables["crossover"])["passed"]
 
 
 def test_one_fixed_module_serves_every_target():
@@ -66,6 +147,7 @@ def test_one_fixed_module_serves_every_target():
     row = judge("fixed_parameters", fixed_module=df)
     assert row["passed"], row["note"]
     assert df["input_fingerprint"].nunique() == len(df)  # only X differs
+    assert (df["d"] < df["n"]).all()
 
 
 def test_fixed_module_fails_with_too_small_d():
@@ -75,7 +157,11 @@ def test_fixed_module_fails_with_too_small_d():
 
 
 def test_claims_are_registered_with_provenance():
-    assert set(CLAIMS) == {"jl_bound_suffices", "log_n_fit", "log_n_ratio", "fixed_parameters",
-                           "below_n"}
+    assert set(CLAIMS) == {"jl_bound_suffices", "log_n_out_of_sample",
+                           "log_n_beats_power_law", "log_n_not_beaten_by_log_power",
+                           "d_min_tracks_gaussian_max",
+                           "off_support_mass_grows", "mass_calibrated_bounded",
+                           "mass_calibrated_cost_grows", "mass_calibrated_tracks_prediction",
+                           "fixed_parameters", "below_n"}
     for c in CLAIMS.values():
         assert "reconstruction" in c.provenance and not math.isnan(c.threshold)

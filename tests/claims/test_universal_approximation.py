@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 from cases import (
     UA_APPROXIMATION,
+    UA_APPROXIMATION_D,
     UA_LEMMA6,
     UA_LEMMA6_GRIDS,
     UA_PATTERNS,
@@ -35,8 +36,8 @@ def tables():
         r, c = lemma6_check(m=m, d=d, n=n, **UA_LEMMA6)
         rows.append(r)
         curves += c
-    approx = [r for name in UA_TARGETS
-              for r in approximation_table(target=name, **UA_APPROXIMATION)]
+    approx = [r for name in UA_TARGETS for d in UA_APPROXIMATION_D
+              for r in approximation_table(target=name, d=d, **UA_APPROXIMATION)]
     return {
         "lemma6": pd.DataFrame(rows),
         "lemma6_softmax": pd.DataFrame(curves),
@@ -87,3 +88,46 @@ def test_too_few_blocks_fail_the_exactness_claim(tables):
     wrong = df.assign(blocks=df["degree"])
     claim = next(c for c in CLAIMS if c.id.endswith("polynomial_exact"))
     assert claim.judge({**tables, "polynomial_staircase": wrong})["status"] == "fail"
+
+
+def _claim(name):
+    return next(c for c in CLAIMS if c.id == f"universal_approximation.{name}")
+
+
+def test_collisions_at_a_hot_softmax_fail_the_softmax_claim(tables):
+    """Built to fail: the errors of a too hot softmax (the curve's first beta) as if at the
+    derived beta."""
+    curve = tables["lemma6_softmax"]
+    first = curve.groupby(["inv_delta", "d", "n"]).head(1).set_index(["inv_delta", "d", "n"])
+    bad = tables["lemma6"].copy()
+    key = list(zip(bad["inv_delta"], bad["d"], bad["n"], strict=True))
+    bad["error_at_derived"] = [first.loc[k, "max_abs_error"] for k in key]
+    assert (bad["error_at_derived"] >= bad["margin"]).any()
+    assert _claim("lemma6_softmax").judge({**tables, "lemma6": bad})["status"] == "fail"
+
+
+def test_a_flat_error_fails_the_falls_claim(tables):
+    """Built to fail: every delta given the error of the coarsest one."""
+    df = tables["approximation"].copy()
+    first = df.groupby(["d", "target", "route"])[["L1", "L2"]].transform("first")
+    df[["L1", "L2"]] = first
+    assert _claim("error_falls_with_delta").judge({**tables, "approximation": df})["status"] \
+        == "fail"
+
+
+def test_a_wrong_rate_fails_the_rate_claim(tables):
+    """Built to fail: Yun et al.'s L^2 error at d = 1 made to fall like delta (the rate without
+    the exceptional set, which the derived slope 1/2 rules out)."""
+    df = tables["approximation"].copy()
+    yun = (df["route"] == "yun") & (df["d"] == 1) & (df["status"] == "computed")
+    df.loc[yun, "L2"] = df.loc[yun, "delta"] * 3.0
+    assert _claim("error_rate_derived").judge({**tables, "approximation": df})["status"] \
+        == "fail"
+
+
+def test_a_deeper_route_that_wins_fails_the_depth_claim(tables):
+    """Built to fail: Yun et al.'s errors halved below the three-layer route's."""
+    df = tables["approximation"].copy()
+    df[["L1_over_ks", "L2_over_ks"]] = 0.5
+    assert _claim("depth_at_equal_delta").judge({**tables, "approximation": df})["status"] \
+        == "fail"

@@ -78,3 +78,35 @@ def test_gram_logits_refuse_a_dense_matrix_beyond_the_limit():
     T = make_target("band", DENSE_N_MAX + 1, 1, 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match=str(DENSE_N_MAX + 1)):
         gram_logits(T, logit_values(T, EPS_R, EPS_Z), np.random.default_rng(0), 8)
+
+
+def test_sparse_weights_are_the_fixed_weights():
+    from expressivity.fixed_module import fingerprint, sparse_fixed_weights
+
+    for d in (1, 7, 64):
+        dense, sparse = fixed_weights(d), sparse_fixed_weights(d)
+        assert all(np.array_equal(a, b.toarray()) for a, b in zip(dense, sparse, strict=True))
+    assert fingerprint(*sparse_fixed_weights(9)) == fingerprint(*sparse_fixed_weights(9))
+    assert fingerprint(*sparse_fixed_weights(9)) != fingerprint(*sparse_fixed_weights(10))
+    with pytest.raises(ValueError, match="d must"):
+        sparse_fixed_weights(0)
+
+
+def test_las_vegas_through_the_weights_checks_the_attention_of_x():
+    """Each draw is checked on X W_Q (X W_K)^T / sqrt(d); the returned construction is that draw,
+    and the rows of ``logits(rows)`` are rows of the full logits."""
+    T = make_target("block", 40, 2, 4.0, np.random.default_rng(8))
+    d = jl_dimension(40, 2, 4.0, EPS_R, EPS_Z, 0.1)
+    res = las_vegas(T, d, EPS_R, EPS_Z, np.random.default_rng(9), max_rounds=2, via_weights=True)
+    assert res.ok and res.rounds == 1
+    S = res.construction.logits()
+    assert check_logits(T, S, EPS_R, EPS_Z).slack.min() == res.min_slack
+    assert np.allclose(res.construction.logits(np.array([3, 17])), S[[3, 17]], rtol=0,
+                       atol=1e-12)
+    fail = las_vegas(T, 3, EPS_R, EPS_Z, np.random.default_rng(9), max_rounds=2, via_weights=True)
+    assert not fail.ok and fail.rounds == 2 and fail.construction is None
+    for bad, message in (({"d": 0}, "d must"), ({"max_rounds": 0}, "max_rounds")):
+        kwargs = {"d": d, "max_rounds": 2, **bad}
+        with pytest.raises(ValueError, match=message):
+            las_vegas(T, kwargs["d"], EPS_R, EPS_Z, np.random.default_rng(0),
+                      max_rounds=kwargs["max_rounds"])

@@ -98,3 +98,26 @@ def test_pruned_search_keeps_d_min_d_stable_and_the_passing_slacks(n, k, seed):
     assert np.allclose(pruned.slack[passing], full.slack[passing], rtol=0, atol=tol)
     assert (pruned.slack[~passing] >= full.slack[~passing] - tol).all()
     assert pruned.decision_margin <= full.decision_margin + tol
+
+
+def test_search_refuses_bad_arguments_and_reports_progress():
+    T = make_target("permutations", 40, 1, 4.0, np.random.default_rng(0))
+    QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), np.random.default_rng(1), 100)
+    for grid in (np.array([], dtype=int), np.array([50, 40]), np.array([8, 200]),
+                 np.array([0, 8]), np.array([8.0, 16.0])):
+        with pytest.raises(ValueError, match="grid must be a non-empty increasing list"):
+            one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z)
+    with pytest.raises(ValueError, match="factors"):
+        one_pass_search(T, QT[:, :30], KT[:, :30], [8, 16], EPS_R, EPS_Z)
+    with pytest.raises(ValueError, match="block"):
+        one_pass_search(T, QT, KT, [8, 16], EPS_R, EPS_Z, block=0)
+    bad = QT.copy()
+    bad[3, 5] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        one_pass_search(T, bad, KT, [8, 16], EPS_R, EPS_Z)
+    with pytest.raises(ValueError, match="d_max"):
+        search_d_min(T, np.random.default_rng(1), EPS_R, EPS_Z, 0)
+    seen = []
+    one_pass_search(T, QT, KT, [8, 16, 32], EPS_R, EPS_Z, block=16,
+                    progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(16, 40), (32, 40), (40, 40)]

@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from expressivity.experiments.universal_approximation import lemma6_check, sparse_mapping_check
 from expressivity.quantization import grid_digits
+from expressivity.reference.universal_approximation import run_integer_reference
 from expressivity.selective_shift import (
+    code_separation,
     compare_with_reference,
     contextual_all_distinct,
     contextual_properties,
@@ -16,6 +18,8 @@ from expressivity.selective_shift import (
     positional_network,
     run_attention,
     run_integer,
+    softmax_beta,
+    softmax_deviation,
 )
 from expressivity.sparse_patterns import pattern_masks
 
@@ -59,7 +63,7 @@ def test_beyond_float64_uses_integers():
     assert not float64_exact_by_formula(16, 2, 3)
     net = dense_network(16, 2, 3)
     assert not net.float64_exact
-    settings = {"beta_min": 4.0, "beta_max": 4.0, "softmax_tol": 1e-9, "softmax_subset": 64}
+    settings = {"beta_min": 4.0, "beta_max": 4.0, "softmax_subset": 64}
     row, curve = lemma6_check(m=2, d=3, n=4, grid_budget=5000, **settings)   # 2^12 = 4096 inputs
     assert row["float64_exact"] and row["matrix_mismatches"] == 0
     # three equal tokens tie: float64 weights 1/3 round, the exact recheck agrees.
@@ -68,11 +72,93 @@ def test_beyond_float64_uses_integers():
         lemma6_check(m=16, d=2, n=3, grid_budget=5000, **settings)
 
 
-def test_softmax_matches_at_finite_temperature():
+@pytest.mark.parametrize("m, d, n", [(3, 1, 3), (2, 2, 3), (4, 1, 2)])
+def test_softmax_at_the_derived_beta_keeps_codes_separated(m, d, n):
+    """The derived beta is sufficient on every input, and not absurdly loose: a softmax at a
+    quarter of it collides."""
+    net = dense_network(m, d, n)
+    digits = grid_digits(m, n, d, 10**4)
+    q = run_integer(net, digits)
+    codes, margin = code_separation(q)
+    beta = softmax_beta(net, margin)
+    at = softmax_deviation(run_attention(net, digits, "softmax", beta), q, codes)
+    assert at["max_abs_error"] < margin and at["collided_inputs"] == 0
+    hot = softmax_deviation(run_attention(net, digits, "softmax", beta / 4), q, codes)
+    assert hot["max_abs_error"] >= margin and hot["collided_inputs"] > 0
+
+
+def test_lemma6_softmax_row_and_curve():
     row, curve = lemma6_check(m=3, d=1, n=3, grid_budget=1000, beta_min=4.0, beta_max=2048,
-                              softmax_tol=1e-9, softmax_subset=27)
-    assert row["softmax_rel_error"] <= 1e-9
-    assert curve[0]["rel_error_subset"] > 1e-9          # too hot a softmax does not match
+                              softmax_subset=27)
+    assert row["margin"] == 0.5 and row["error_at_derived"] < row["margin"]
+    assert row["collided_inputs_at_derived"] == 0
+    # the empirical beta separates the codes on the subset (here every input); the derived one
+    # is larger (sufficient) and within a factor of a few
+    assert 1 <= row["beta_tightness"] < 4
+    assert curve[0]["collided_inputs"] > 0 and curve[0]["error_over_margin"] > 1
+    assert curve[-1]["error_over_margin"] <= 1e-9 or curve[-1]["beta"] * 2 > 2048
+
+
+def test_code_separation_and_collisions():
+    q = np.array([[0, 4], [10, 4]])
+    codes, margin = code_separation(q)
+    assert codes.tolist() == [0, 4, 10] and margin == 2.0
+    qa = np.array([[0.5, 5.9], [8.1, 4.0]])           # 8.1 is nearer 10 than 4, 5.9 nearer 4
+    dev = softmax_deviation(qa, q, codes)
+    assert dev["max_abs_error"] == pytest.approx(1.9)
+    assert dev["collided_entries"] == 0
+    dev = softmax_deviation(np.array([[0.0, 7.5], [np.nan, 4.0]]), q, codes)
+    assert dev["collided_entries"] == 2 and dev["collided_inputs"] == 2
+    assert dev["max_abs_error"] == np.inf
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 2), st.integers(2, 4), st.integers(0, 2**31),
+       st.sampled_from([None, "fixed", "window", "star"]))
+def test_run_integer_equals_reference(m, d, n, seed, pattern):
+    """Implementation (int64, Python integers from the layer that could pass 2^62, only the
+    inputs with a token in the window recomputed) equals the plain reference."""
+    rng = np.random.default_rng(seed)
+    if pattern is None:
+        net = dense_network(m, d, n)
+    else:
+        net = positional_network(m, d, n, pattern_masks(pattern, n))
+    digits = rng.integers(0, m, size=(12, n, d))
+    assert np.asarray(run_integer(net, digits)).tolist() == run_integer_reference(net, digits)
+
+
+def test_run_integer_beyond_int64_equals_reference():
+    net = dense_network(16, 2, 3)                      # values far beyond 2^62
+    assert net.value_bound > 2**62
+    digits = np.random.default_rng(1).integers(0, 16, size=(20, 3, 2))
+    q = run_integer(net, digits)
+    assert q.dtype == object and q.tolist() == run_integer_reference(net, digits)
+
+
+def test_bad_arguments_are_named():
+    net = dense_network(3, 1, 2)
+    with pytest.raises(ValueError, match="digits must have shape"):
+        run_integer(net, np.zeros((4, 3, 1), dtype=int))
+    with pytest.raises(ValueError, match="digits must lie in 0..2"):
+        run_integer(net, np.array([[[3], [0]]]))
+    with pytest.raises(ValueError, match="digits must be integers"):
+        run_attention(net, np.array([[[0.5], [0.0]]]))
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        dense_network(3, 1, 0)
+    with pytest.raises(ValueError, match="d must be an integer >= 1"):
+        dense_network(3, 0, 2)
+    with pytest.raises(ValueError, match=r"masks\[1\] has shape"):
+        positional_network(2, 1, 3, [np.ones((3, 3), bool), np.ones((3, 4), bool)])
+    with pytest.raises(ValueError, match="self-loops"):
+        positional_network(2, 1, 3, [~np.eye(3, dtype=bool)])
+    with pytest.raises(ValueError, match="margin must be"):
+        softmax_beta(net, 0.0)
+    with pytest.raises(ValueError, match="dense network"):
+        softmax_beta(positional_network(2, 1, 3), 0.5)
+    with pytest.raises(ValueError, match="beta_min = 8 must be at most beta_max = 4"):
+        lemma6_check(m=2, d=1, n=2, grid_budget=10, beta_min=8, beta_max=4, softmax_subset=4)
+    with pytest.raises(ValueError, match="softmax_subset must be"):
+        lemma6_check(m=2, d=1, n=2, grid_budget=10, beta_min=4, beta_max=8, softmax_subset=0)
 
 
 def test_broken_shift_factor_fails():

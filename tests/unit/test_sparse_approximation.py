@@ -1,32 +1,114 @@
 """Unit tests: the rows of the sparse-approximation jobs (expressivity.experiments), at the sizes of
 config/ci.yaml (tests/cases.py), and the benchmark that times the same functions."""
 
+import logging
 import math
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
-from cases import SA_ERROR, SA_EXAMPLE, SA_SWEEP, SA_SWEEP_POINTS, SA_VARY
+from cases import (
+    SA_ERROR,
+    SA_EXAMPLE,
+    SA_MASS,
+    SA_MASS_POINTS,
+    SA_MODELS,
+    SA_SWEEP,
+    SA_SWEEP_POINTS,
+    SA_VARY,
+)
 
-from expressivity.experiments.sparse_approximation import (
+from expressivity.experiments.sparse_approximation.construction import example_table
+from expressivity.experiments.sparse_approximation.models import models_tables
+from expressivity.experiments.sparse_approximation.searches import (
     error_table,
-    example_table,
+    mass_table,
     search_cost,
     sweep_table,
+    trial_chunks,
     vary_table,
 )
 from expressivity.random_projection import jl_dimension
 
 
-def test_sweep_rows_describe_each_trial():
-    n, k = SA_SWEEP_POINTS[0]
-    df = sweep_table(n=n, k=k, **SA_SWEEP)
-    assert list(df["trial"]) == list(range(SA_SWEEP["trials"]))
-    assert (df["n"] == n).all() and (df["kind"] == SA_SWEEP["target"]).all()
-    assert (df["d_min"] <= df["d_stable"]).all() and (df["d_stable"] <= df["d_max"]).all()
-    assert df["horizon_ok"].all() and (df["d_min_over_n"] == df["d_min"] / n).all()
+@pytest.fixture(scope="module")
+def sweep():
+    """The sweep of config/ci.yaml: every trial at every (n, k)."""
+    return pd.concat([sweep_table(n=n, k=k, first=0, trials=t, **SA_SWEEP)
+                      for n, k, t in SA_SWEEP_POINTS], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def mass():
+    return pd.concat([mass_table(n=n, k=k, first=0, trials=t, **SA_MASS)
+                      for n, k, t in SA_MASS_POINTS], ignore_index=True)
+
+
+def test_sweep_rows_describe_each_trial(sweep):
+    n, k, t = SA_SWEEP_POINTS[0]
+    df = sweep[(sweep["n"] == n) & (sweep["k"] == k)]
+    assert list(df["trial"]) == list(range(t)) and (df["kind"] == SA_SWEEP["target"]).all()
+    assert (sweep["d_min"] <= sweep["d_stable"]).all()
+    assert (sweep["d_stable"] <= sweep["d_max"]).all() and sweep["horizon_ok"].all()
+    assert (sweep["d_min_over_n"] == sweep["d_min"] / sweep["n"]).all()
+    assert np.allclose(sweep["d_min_over_pred"], sweep["d_min"] / sweep["d_pred"])
+    assert ((sweep["off_mass_mean"] > 0) & (sweep["off_mass_mean"] <= sweep["off_mass_max"])).all()
+    assert (sweep["tv_mean"] >= 0.5 * sweep["off_mass_mean"]).all()
+    assert (sweep["device"] == "cpu").all()
+
+
+def test_a_chunk_of_trials_equals_the_same_rows_of_the_whole(sweep):
+    """Trials are seeded by their index: trials 2..3 of a job are rows 2..3 of the whole sweep."""
+    n, k, _ = SA_SWEEP_POINTS[1]
+    part = sweep_table(n=n, k=k, first=2, trials=2, **SA_SWEEP)
+    whole = sweep[(sweep["n"] == n) & (sweep["k"] == k)].iloc[2:4].reset_index(drop=True)
+    pd.testing.assert_frame_equal(part, whole)
+
+
+def test_trial_chunks_fit_the_job_limit():
+    assert trial_chunks(5, 10.0, 1.0) == [(0, 4)]
+    assert trial_chunks(5, 1500.0, 1.0) == [(0, 1), (2, 3), (4, 4)]
+    assert trial_chunks(3, 10 * 3600.0, 1.0) == [(0, 0), (1, 1), (2, 2)]  # one trial a job
+    with pytest.raises(ValueError):
+        trial_chunks(0, 1.0, 1.0)
+
+
+def test_mass_calibrated_rows_bound_the_mass_and_pair_with_the_sweep(mass, sweep):
+    assert (mass["eps_zero"] == mass["eps_mass"] / mass["n"]).all()
+    assert (mass["off_mass_max"] < mass["eps_mass"]).all()
+    both = mass.merge(sweep, on=["n", "k", "trial"], suffixes=("", "_sweep"))
+    assert len(both) > 0 and (both["R_actual"] == both["R_actual_sweep"]).all()
+    assert (both["d_min"] > both["d_min_sweep"]).all()  # a mass bound costs d
+
+
+def test_models_tables_describe_both_series(sweep, mass):
+    tables = models_tables(sweep=sweep, mass=mass, **SA_MODELS)
+    assert set(tables) == {"out_of_sample", "model_comparison", "flatness", "local_slopes",
+                           "crossover", "medians"}
+    comp = tables["model_comparison"]
+    assert set(comp["model"]) == {"log", "power", "log_power"}
+    assert ((comp["mean_error_lo"] <= comp["mean_error"] + 1e-12)
+            | (comp["mean_error"] <= comp["mean_error_hi"] + 1e-12)).all()
+    assert set(tables["flatness"]["by"]) == {"prediction", "ln n", "per-entry"}
+    assert set(tables["medians"]["series"]) == {"per-entry", "mass-calibrated"}
+    med = tables["medians"]
+    assert (med["d_min_lo"] <= med["d_min"]).all() and (med["d_min"] <= med["d_min_hi"]).all()
+    again = models_tables(sweep=sweep, mass=mass, **SA_MODELS)
+    for name, table in tables.items():  # same inputs, same bytes
+        pd.testing.assert_frame_equal(table, again[name])
+
+
+def test_progress_lines_go_to_the_log(caplog):
+    n, k, _ = SA_SWEEP_POINTS[0]
+    log = logging.getLogger("test_sparse_progress")
+    with caplog.at_level(logging.INFO, logger="test_sparse_progress"):
+        sweep_table(n=n, k=k, first=0, trials=1, **SA_SWEEP, log=log)
+    text = caplog.text
+    assert f"rows of 1 trials: {n}/{n} (100%)" in text and "remaining" in text
+    assert "trial 0: d_min=" in text
 
 
 def test_vary_changes_one_setting():
@@ -42,23 +124,32 @@ def test_error_rows_follow_the_grid_up_to_the_jl_bound():
     assert (df["d"] <= df["d_jl"]).all() and df["d"].is_monotonic_increasing
     assert (df["works"] == (df["min_slack"] >= 0)).all()
     assert not np.isinf(df["jl_bound_error"]).any()  # "no eta < 1" is written as a missing value
-    # the largest logit error falls with d like 1 / sqrt(d) (JL): from the first to the last d
     first, last = df.iloc[0], df.iloc[-1]
     assert last["max_logit_error"] < first["max_logit_error"]
+    # the Gaussian-maximum prediction is within a factor 2 of the measured maximum error
+    ratio = df["max_logit_error"] / df["typical_max_error"]
+    assert ratio.between(0.5, 2.0).all()
 
 
-def test_example_is_the_attention_of_the_fixed_module_at_d_min():
+def test_example_is_a_window_of_the_attention_at_d_min():
     df = example_table(**SA_EXAMPLE)
-    n = SA_EXAMPLE["n"]
-    assert len(df) == n * n and df["ok"].all()
-    for column in ("expB_rownorm", "attention"):
-        assert np.allclose(df.groupby("i")[column].sum(), 1.0)
+    w = SA_EXAMPLE["window"]
+    assert len(df) == w * w and df["ok"].all() and (df["d"] < SA_EXAMPLE["n"]).all()
+    # every row is normalised over all n keys: the window holds at most its row's mass
+    rows = df.groupby("i")
+    assert (rows["attention"].sum() <= 1 + 1e-12).all()
+    # a band's support lies in the window but for the last row's last key
+    assert np.allclose(rows["A_rownorm"].sum().iloc[:-1], 1.0)
+    off_in_window = df[df["A_rownorm"] == 0].groupby("i")["attention"].sum()
+    assert (off_in_window <= rows["row_off_mass"].first() + 1e-12).all()
+    with pytest.raises(ValueError, match="window"):
+        example_table(**{**SA_EXAMPLE, "window": SA_EXAMPLE["n"] + 1})
 
 
 def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
     s = {key: SA_SWEEP[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}
     fraction = SA_SWEEP["search"]["horizon_fraction"]
-    n, k = SA_SWEEP_POINTS[0]
+    n, k, _ = SA_SWEEP_POINTS[0]
     d_0 = fraction * jl_dimension(n, k, **s)
     assert search_cost(n=n, k=k, horizon_fraction=fraction, **s) == (
         math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0)
@@ -70,5 +161,6 @@ def test_the_benchmark_runs_and_reports_every_ratio():
     script = Path(__file__).parents[2] / "benchmarks" / "sparse_approximation.py"
     out = subprocess.run([sys.executable, str(script), "--n", "128", "--k", "2"], check=True,
                          capture_output=True, text=True).stdout
-    for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon"):
+    for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon",
+                 "torch search on cpu"):
         assert line in out

@@ -64,3 +64,20 @@ def test_short_last_block_pads_consistently(n, k):
     assert np.array_equal(T.count, np.minimum((np.arange(n) // k + 1) * k, n) - (np.arange(n) // k) * k)
     chk = check_logits(T, T.to_dense(logit_values(T, 1.0, 0.5)), 1.0, 0.5)
     assert np.allclose(chk.ratio_error, 0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("kind", "n", "k", "R", "message"), [
+    ("permutations", 8, 1, float("nan"), "R .*finite"),
+    ("band", 8, 1, float("inf"), "R .*finite"),
+    ("block", 8, 1, 0.5, "R .*>= 1"),
+    ("permutations", 8, 32, 4.0, "k = 32 .*exceeds n = 8"),
+    ("block", 8, 9, 4.0, "k = 9 .*exceeds n = 8"),
+    ("band", 0, 1, 4.0, "n .*positive integer"),
+    ("permutations", 8.0, 1, 4.0, "n .*positive integer"),
+    ("permutations", 8, True, 4.0, "k .*positive integer"),
+])
+def test_make_target_refuses_bad_arguments_naming_them(kind, n, k, R, message):
+    """Before any work: NaN or infinite R, k > n, a non-integer n or k (the old code built an
+    R = 1 target for R = nan and a dense target labelled k = 32 for k > n)."""
+    with pytest.raises(TargetError, match=message):
+        make_target(kind, n, k, R, np.random.default_rng(0))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from expressivity.tasks import copy_task, count_task, task_classes
+from expressivity.tasks import copy_task, count_task, majority_accuracy, task_classes
 
 
 def test_copy_task():
@@ -27,3 +27,15 @@ def test_count_task():
     assert task_classes("count", 3) == (3, 7)
     with pytest.raises(ValueError, match="unknown task"):
         task_classes("sort", 3)
+
+
+def test_majority_accuracy():
+    """The best constant answer: 1/vocab for copying; for counting the likeliest count, checked
+    against the labels of 4000 sampled sequences (standard error about 0.002)."""
+    assert majority_accuracy("copy", 8, 4) == 0.25
+    _, labels, _ = count_task(np.random.default_rng(1), 4000, 16, 8)
+    freq = np.bincount(labels.ravel()) / labels.size
+    assert abs(majority_accuracy("count", 16, 8) - freq.max()) < 0.01
+    assert majority_accuracy("count", 16, 8) == pytest.approx(105 / 64 * (7 / 8) ** 13)
+    with pytest.raises(ValueError, match="unknown task"):
+        majority_accuracy("sort", 8, 4)

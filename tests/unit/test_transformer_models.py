@@ -11,6 +11,7 @@ from expressivity.transformer_models import (
     SequenceEncoder,
     TiedAttention,
     TokenClassifier,
+    _normalise,
     hybrid_mixers,
 )
 
@@ -19,31 +20,62 @@ from expressivity.transformer_models import (
 @given(seed=st.integers(0, 2**31), n=st.integers(1, 6), d=st.integers(1, 5),
        heads=st.integers(1, 3), s=st.integers(1, 3))
 def test_tied_attention_is_the_row_form_layer(seed, n, d, heads, s):
-    """TiedAttention = F(X) = X + sum_h softmax(lam_h Q K^T) V W_O with W_Q = W_K = W_V = w_h."""
-    torch.manual_seed(seed)
-    layer = TiedAttention(d, heads, s, dtype=torch.float64)
+    """TiedAttention = F(X) = X + sum_h sigma(lam_h Q K^T) V W_O with W_Q = W_K = W_V = w_h, for
+    each of two replicas; uniform attention is sigma = softmax at beta = 0."""
+    layer = TiedAttention(d, heads, s, dtype=torch.float64, seeds=(seed, seed + 1))
     with torch.no_grad():
-        layer.log_lam.copy_(torch.randn(heads, dtype=torch.float64))
+        layer.log_lam.copy_(torch.randn(2, heads, dtype=torch.float64))
     X = np.random.default_rng(seed).standard_normal((n, d))
-    w, W_O = layer.w.detach().numpy(), layer.W_O.detach().numpy()
-    lam = np.exp(layer.log_lam.detach().numpy())
-    ref_heads = [Head(W_Q=lam[h] * w[h], W_K=w[h], W_V=w[h], W_O=W_O[h]) for h in range(heads)]
-    got = layer(torch.as_tensor(X[None]))[0].detach().numpy()
-    np.testing.assert_allclose(got, self_attention(X, ref_heads), rtol=1e-10, atol=1e-10)
-    got_hard = layer(torch.as_tensor(X[None]), sigma="hardmax")[0].detach().numpy()
-    np.testing.assert_allclose(got_hard, self_attention(X, ref_heads, sigma="hardmax"),
-                               rtol=1e-10, atol=1e-10)
+    got = {sigma: layer(torch.as_tensor(X[None]), sigma=sigma)[:, 0].detach().numpy()
+           for sigma in ("softmax", "hardmax", "uniform")}
+    for r in range(2):
+        w, W_O = layer.w[r].detach().numpy(), layer.W_O[r].detach().numpy()  # noqa: N806
+        lam = np.exp(layer.log_lam[r].detach().numpy())
+        ref = [Head(W_Q=lam[h] * w[h], W_K=w[h], W_V=w[h], W_O=W_O[h]) for h in range(heads)]
+        for sigma in ("softmax", "hardmax"):
+            np.testing.assert_allclose(got[sigma][r], self_attention(X, ref, sigma=sigma),
+                                       rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(got["uniform"][r], self_attention(X, ref, beta=0.0),
+                                   rtol=1e-10, atol=1e-10)
+
+
+def test_replicas_are_independent_models():
+    """Replica r of a model built with several seeds is the model built with its seed alone."""
+    X = torch.as_tensor(np.random.default_rng(0).standard_normal((2, 5, 3)))
+    both = TokenClassifier(3, 4, 8, heads=2, head_size=2, seeds=(11, 12))
+    alone = TokenClassifier(3, 4, 8, heads=2, head_size=2, seeds=(12,))
+    with torch.no_grad():
+        torch.testing.assert_close(both(X)[1], alone(X)[0])
+        assert not torch.allclose(both(X)[0], both(X)[1])
+
+
+def test_hardmax_trains_through_the_straight_through_estimator():
+    """Forward: exact hardmax (ties averaged); backward: the softmax's gradient, so w learns."""
+    S = torch.tensor([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)
+    A = _normalise(S, "hardmax")  # noqa: N806
+    torch.testing.assert_close(A.detach(), torch.tensor([[0.0, 0.5, 0.5, 0.0]]))
+    (A * torch.arange(4.0)).sum().backward()
+    soft = torch.softmax(S.detach(), -1)
+    expected = soft * (torch.arange(4.0) - (soft * torch.arange(4.0)).sum())
+    torch.testing.assert_close(S.grad, expected)
+    model = TokenClassifier(3, 2, 4, seeds=(0,))
+    X = torch.as_tensor(np.random.default_rng(1).standard_normal((2, 4, 3)))
+    model(X, "hardmax").sum().backward()
+    assert model.attention.w.grad.abs().sum() > 0
+    model.zero_grad()
+    model(X, "uniform").sum().backward()
+    assert model.attention.log_lam.grad is None  # lam plays no part at lam = 0
 
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31), perm_seed=st.integers(0, 2**31))
 def test_token_classifier_is_permutation_equivariant(seed, perm_seed):
-    torch.manual_seed(seed)
-    model = TokenClassifier(3, 4, 8, heads=2, head_size=2, dtype=torch.float64)
+    model = TokenClassifier(3, 4, 8, heads=2, head_size=2, dtype=torch.float64, seeds=(seed,))
     X = torch.as_tensor(np.random.default_rng(seed).standard_normal((1, 5, 3)))
     perm = torch.as_tensor(np.random.default_rng(perm_seed).permutation(5))
     with torch.no_grad():
-        torch.testing.assert_close(model(X)[:, perm], model(X[:, perm]))
+        for sigma in ("softmax", "hardmax", "uniform"):
+            torch.testing.assert_close(model(X, sigma)[:, :, perm], model(X[:, perm], sigma))
 
 
 def test_mask_blocks_information():
@@ -73,3 +105,5 @@ def test_bad_input_is_refused():
         TiedAttention(3, 1, 1, w_fixed=np.ones(3))
     with pytest.raises(ValueError, match="unknown attention normaliser"):
         TokenClassifier(3, 2, 4)(torch.zeros(1, 2, 3, dtype=torch.float64), sigma="sparsemax")
+    with pytest.raises(ValueError, match="seed"):
+        TiedAttention(3, 1, 1, seeds=())

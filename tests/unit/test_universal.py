@@ -11,7 +11,9 @@ from expressivity.universal import (
     TARGETS,
     ks_route,
     lp_errors,
+    repeated_tokens,
     sample,
+    table_size,
     target,
     yun_route,
 )
@@ -44,13 +46,40 @@ def test_yun_route_exact_on_distinct_grid_points():
 
 
 def test_error_falls_and_routes_compare():
-    rows = approximation_table(target="softmax_average", **UA_APPROXIMATION)
+    rows = approximation_table(target="softmax_average", d=1, **UA_APPROXIMATION)
     for route in ("yun", "kajitsuka_sato"):
-        e = [r["L1"] for r in rows if r["route"] == route]
+        e = [r["L1"] for r in rows if r["route"] == route and r["status"] == "computed"]
         assert e[0] > e[1] > e[2]
-    ks = [r for r in rows if r["route"] == "kajitsuka_sato"]
+    ks = [r for r in rows if r["route"] == "kajitsuka_sato" and r["status"] == "computed"]
     assert all(r["layers_total"] == 3 for r in ks)
     assert all(r["memorization_residual"] <= r["residual_bound"] for r in ks)
+    yun = [r for r in rows if r["route"] == "yun" and r["status"] == "computed"]
+    # at equal delta the deep route is compared with the three-layer one
+    assert all(r["layers_over_ks"] > 1 and r["L1_over_ks"] > 1 for r in yun
+               if r["inv_delta"] <= 16)
+    skipped = [r for r in rows if r["status"] != "computed"]
+    assert skipped and all(r["route"] == "kajitsuka_sato" and "over the budget" in r["status"]
+                           for r in skipped)
+
+
+def test_repeated_fraction_estimates_the_measure():
+    rows = approximation_table(target="sin_mean", d=1, **{**UA_APPROXIMATION,
+                                                            "inv_delta": [4, 8]})
+    for r in rows:
+        se = np.sqrt(r["repeated_measure"] * (1 - r["repeated_measure"]) / r["samples"])
+        assert abs(r["repeated_fraction"] - r["repeated_measure"]) < 5 * se
+
+
+def test_fewer_grid_tokens_than_n_maps_everything_to_zero():
+    """m^d < n: no grid input has distinct tokens; the value table is empty, the output 0."""
+    X = sample(np.random.default_rng(0), 50, 3, 1)
+    for name in ("sin_mean", "softmax_average"):
+        r = yun_route(name, X, 2, 100)
+        assert r["layers_ff_value"] == 0 and not r["G"].any()
+    assert repeated_tokens(np.array([[[0], [1], [0]], [[0], [1], [2]]]), 3).tolist() == \
+        [True, False]
+    assert table_size("yun", 2, 3, 1) == 0 and table_size("kajitsuka_sato", 2, 3, 1) == 4
+    assert table_size("yun_positional", 2, 3, 1) == 8
 
 
 def test_ks_route_interpolates_grid():
@@ -67,6 +96,11 @@ def test_lp_errors():
     G = np.array([[[1.0]], [[3.0]]])
     e = lp_errors(F, G)
     assert e["L1"] == 2.0 and e["L2"] == pytest.approx(np.sqrt(5.0))
+    # se(mu) = std(e)/sqrt(S); delta method: se(L^p) = L^p se(mu) / (p mu)
+    assert e["L1_se"] == pytest.approx(np.std([1.0, 3.0], ddof=1) / np.sqrt(2))
+    assert e["L2_se"] == pytest.approx(np.sqrt(5.0) * np.std([1.0, 9.0], ddof=1)
+                                       / np.sqrt(2) / (2 * 5.0))
+    assert lp_errors(F, F)["L1_se"] == 0.0
 
 
 def test_bad_input():
@@ -77,4 +111,21 @@ def test_bad_input():
         yun_route("sin_mean", X, 1, 100)
     with pytest.raises(ValueError, match="over the budget of 100"):
         yun_route("sin_mean", X, 16, 100)
+    with pytest.raises(ValueError, match=r"X must hold finite inputs in \[0, 1\)"):
+        yun_route("sin_mean", X + 1.0, 4, 100)
+    with pytest.raises(ValueError, match="X must be a non-empty sample of shape"):
+        yun_route("sin_mean", X[0], 4, 100)
+    with pytest.raises(ValueError, match="lam must be a finite number > 0"):
+        ks_route("sin_mean", X, 4, float("nan"), 100, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="dps must be an integer >= 16"):
+        ks_route("sin_mean", X, 4, 1.0, 100, np.random.default_rng(0), dps=5)
+    with pytest.raises(ValueError, match="F and G must have one shape"):
+        lp_errors(np.zeros((2, 3, 1)), np.zeros((2, 1, 3)))
+    with pytest.raises(ValueError, match="size must be an integer >= 1"):
+        sample(np.random.default_rng(0), 0, 3, 1)
+    with pytest.raises(ValueError, match="unknown route"):
+        table_size("deep", 4, 3, 1)
+    with pytest.raises(ValueError, match="memorization_budget must be"):
+        approximation_table(target="sin_mean", d=1, **{**UA_APPROXIMATION,
+                                                        "memorization_budget": 0})
     assert set(TARGETS) >= {"sin_mean", "softmax_average", "weighted_shift"}

@@ -1,20 +1,33 @@
 # Stage: sparse-pattern approximation with a fixed self-attention module (Likhosherstov,
 # Choromanski & Weller 2021/2023). The construction and the precision notion are our
 # reconstruction (shared/papers/likhosherstov.md); the mathematics is in lib/expressivity/
-# (sparse_target, approximation_check, fixed_module, random_projection, one_pass_search), the rows
-# of each job in lib/expressivity/experiments/sparse_approximation.py.
+# (sparse_target, approximation_check, fixed_module, random_projection, one_pass_search,
+# torch_search, attention_mass, growth_models), the rows of each job in
+# lib/expressivity/experiments/sparse_approximation/.
 import math
 
-from expressivity.experiments.sparse_approximation import VARIED, search_cost
+# imported under the stage's prefix: every rules file shares one namespace
+from expressivity.experiments.sparse_approximation.searches import (
+    PLAN_FLOPS as SA_PLAN_FLOPS,
+    VARIED as SA_VARIED_KEYS,
+    search_cost as sa_search_cost,
+    sweep_points as sa_sweep_points,
+    trial_chunks as sa_trial_chunks,
+)
 
 SA = "sparse_approximation"
 SA_CFG = config[SA]
 SA_RES = f"results/{SA}"
 SA_BENCH = f"results/benchmarks/{SA}"
-SA_JL_N = [n for n in SA_CFG["sweep"]["n"] if n <= SA_CFG["jl"]["n_max"]]
+SA_SWEEP = SA_CFG["sweep"]
+SA_MASS = SA_CFG["mass"]
 # the values of each varied setting (the config lists the forms under "forms")
-SA_VARIED = {key: SA_CFG["vary"]["forms" if key == "form" else key] for key in VARIED}
-
+SA_VARIED = {
+    key: SA_CFG["vary"]["forms" if key == "form" else key] for key in SA_VARIED_KEYS
+}
+# jobs that can use a GPU ask for one unless the device is the CPU (under SLURM: --gpus)
+SA_GPU = 0 if SA_CFG["device"] == "cpu" else 1
+SA_RATE = SA_PLAN_FLOPS["cpu" if SA_GPU == 0 else "gpu"]
 
 # the stage's top-level settings `keys` (a job's params hold only those it uses)
 sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
@@ -22,21 +35,66 @@ sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
 
 
-# (peak bytes, flops) of one sweep trial at the job's (n, k), from the search's cost model
-sa_trial_cost = lambda wc: search_cost(
-    n=int(wc.n),
-    k=int(wc.k),
-    horizon_fraction=SA_CFG["search"]["horizon_fraction"],
-    **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
-)
+# each sweep-like section: its eps_zero at n and the first horizon of its search
+SA_SERIES = {
+    "sweep": (lambda n: SA_CFG["eps_zero"], SA_CFG["search"]["horizon_fraction"]),
+    "mass": (lambda n: SA_MASS["eps"] / n, SA_MASS["horizon_fraction"]),
+}
+
+
+def sa_cost(series, n, k):
+    """(peak bytes, flops) of one trial of `series` at (n, k) from the search's cost model."""
+    eps_zero, fraction = SA_SERIES[series]
+    return sa_search_cost(
+        n=n,
+        k=k,
+        eps_zero=eps_zero(n),
+        horizon_fraction=fraction,
+        **sa_settings("R", "eps_ratio", "delta"),
+    )
+
+
+def sa_jobs(series):
+    """Output paths of a sweep-like section: one per (n, k, chunk of trials), every n up to the
+    n_max of its k, trials split so that no job is planned beyond limits.job_hours."""
+    paths = []
+    for n, k, trials in sa_sweep_points(SA_CFG[series]):
+        seconds = sa_cost(series, n, k)[1] / SA_RATE
+        for first, last in sa_trial_chunks(
+            trials, seconds, config["limits"]["job_hours"]
+        ):
+            paths.append((n, k, first, last))
+    return paths
+
+
+SA_SWEEP_JOBS = sa_jobs("sweep")
+SA_MASS_JOBS = sa_jobs("mass")
+
+
+def sa_resources(series):
+    """mem_mb and runtime (minutes) of a job of `series` from the cost model of its trials."""
+
+    def cost(wc):
+        nbytes, flops = sa_cost(series, int(wc.n), int(wc.k))
+        trials = int(wc.last) - int(wc.first) + 1
+        return max(2000, 500 + nbytes // 2**20), 10 + math.ceil(
+            trials * flops / SA_RATE / 60
+        )
+
+    return cost
+
+
+sa_sweep_cost = sa_resources("sweep")
+sa_mass_cost = sa_resources("mass")
 
 TABLES[SA] = {
     "sweep": gathered(
-        expand(
-            f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv",
-            n=SA_CFG["sweep"]["n"],
-            k=SA_CFG["sweep"]["k"],
-        )
+        f"{SA_RES}/sweep/n{n}_k{k}_t{first}-{last}.csv"
+        for n, k, first, last in SA_SWEEP_JOBS
+    ),
+    "mass": gathered(
+        f"{SA_RES}/mass/n{n}_k{k}_t{first}-{last}.csv"
+        for n, k, first, last in SA_MASS_JOBS
     ),
     "vary": gathered(
         f"{SA_RES}/vary/{varied}_{value}.csv"
@@ -45,14 +103,25 @@ TABLES[SA] = {
     ),
     "jl_check": COMPUTED,
     "logit_error": gathered(
-        expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_CFG["sweep"]["k"])
+        expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_SWEEP["k"])
     ),
     "fixed_module": COMPUTED,
     "example": COMPUTED,
+    "out_of_sample": COMPUTED,
+    "model_comparison": COMPUTED,
+    "flatness": COMPUTED,
+    "local_slopes": COMPUTED,
+    "crossover": COMPUTED,
+    "medians": COMPUTED,
 }
 FIGURES[SA] = {
-    "d_min_vs_n": plot("sweep"),
-    "d_min_over_n": plot("sweep"),
+    "d_min_vs_ln_n": plot(
+        "sweep", "medians", "model_comparison", "out_of_sample", "flatness"
+    ),
+    "local_slopes": plot("local_slopes"),
+    "d_min_over_n": plot("sweep", "medians", "crossover"),
+    "mass": plot("sweep", "mass", "medians"),
+    "mass_calibrated": plot("sweep", "mass", "medians", "flatness"),
     "d_min_vs_tolerances": plot("vary"),
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
@@ -60,34 +129,75 @@ FIGURES[SA] = {
 
 
 rule sa_sweep:
-    """d_min of every trial at one (n, k): one-pass search over a coupled G."""
+    """d_min of the trials first..last at one (n, k): one-pass search over a coupled G."""
     input:
         lib=script_deps(SA, "sweep"),
     output:
-        f"{SA_RES}/sweep/n{{n}}_k{{k}}.csv",
+        f"{SA_RES}/sweep/n{{n}}_k{{k}}_t{{first}}-{{last}}.csv",
     log:
-        f"logs/{SA}/sweep_n{{n}}_k{{k}}.log",
+        f"logs/{SA}/sweep_n{{n}}_k{{k}}_t{{first}}-{{last}}.log",
     benchmark:
-        f"{SA_BENCH}/sweep_n{{n}}_k{{k}}.tsv"
+        f"{SA_BENCH}/sweep_n{{n}}_k{{k}}_t{{first}}-{{last}}.tsv"
     wildcard_constraints:
         n=r"\d+",
         k=r"\d+",
-    # the longest jobs start first (GFLOP of one trial), so that the cores finish together
-    priority: lambda wc: int(sa_trial_cost(wc)[1] // 1e9)
+        first=r"\d+",
+        last=r"\d+",
+    # the longest jobs start first, so that the cores finish together
+    priority: lambda wc: sa_sweep_cost(wc)[1]
     conda:
         ENV
     resources:
-        # one trial's factors and flops with one extension of the horizon; 20 GFLOP/s (about half
-        # of one core measured here) leaves room for slower nodes
-        mem_mb=lambda wc: max(2000, 500 + sa_trial_cost(wc)[0] // 2**20),
-        runtime=lambda wc: 30
-        + math.ceil(SA_CFG["sweep"]["trials"] * sa_trial_cost(wc)[1] / 1.2e12),
+        mem_mb=lambda wc: sa_sweep_cost(wc)[0],
+        runtime=lambda wc: sa_sweep_cost(wc)[1],
+        gpu=SA_GPU,
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
+        **sa_settings(
+            "target",
+            "R",
+            "eps_ratio",
+            "eps_zero",
+            "delta",
+            "search",
+            "device",
+            "mass_rows",
+        ),
         seed=config["seed"],
-        trials=SA_CFG["sweep"]["trials"],
     script:
         script_path(SA, "sweep")
+
+
+rule sa_mass:
+    """The mass-calibrated variant (eps_zero = mass.eps / n) on the sweep's trials first..last."""
+    input:
+        lib=script_deps(SA, "mass"),
+    output:
+        f"{SA_RES}/mass/n{{n}}_k{{k}}_t{{first}}-{{last}}.csv",
+    log:
+        f"logs/{SA}/mass_n{{n}}_k{{k}}_t{{first}}-{{last}}.log",
+    benchmark:
+        f"{SA_BENCH}/mass_n{{n}}_k{{k}}_t{{first}}-{{last}}.tsv"
+    wildcard_constraints:
+        n=r"\d+",
+        k=r"\d+",
+        first=r"\d+",
+        last=r"\d+",
+    priority: lambda wc: sa_mass_cost(wc)[1]
+    conda:
+        ENV
+    resources:
+        mem_mb=lambda wc: sa_mass_cost(wc)[0],
+        runtime=lambda wc: sa_mass_cost(wc)[1],
+        gpu=SA_GPU,
+    params:
+        **sa_settings(
+            "target", "R", "eps_ratio", "delta", "search", "device", "mass_rows"
+        ),
+        seed=config["seed"],
+        eps=SA_MASS["eps"],
+        horizon_fraction=SA_MASS["horizon_fraction"],
+    script:
+        script_path(SA, "mass")
 
 
 rule sa_vary:
@@ -101,7 +211,7 @@ rule sa_vary:
     benchmark:
         f"{SA_BENCH}/vary_{{varied}}_{{value}}.tsv"
     wildcard_constraints:
-        varied="|".join(VARIED),
+        varied="|".join(SA_VARIED_KEYS),
         value=r"[^/]+",
     conda:
         ENV
@@ -131,9 +241,9 @@ rule sa_jl:
     params:
         **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
         seed=config["seed"],
-        n=SA_JL_N,
-        k=SA_CFG["sweep"]["k"],
-        trials=SA_CFG["sweep"]["trials"],
+        n=[n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]],
+        k=SA_SWEEP["k"],
+        trials=SA_CFG["jl"]["trials"],
         max_rounds=SA_CFG["jl"]["max_rounds"],
     script:
         script_path(SA, "jl")
@@ -164,7 +274,7 @@ rule sa_error:
 
 
 rule sa_module:
-    """One fixed (W_Q, W_K) at d = module.d for targets of every kind and k."""
+    """One fixed (W_Q, W_K) at d = module.d for targets of every kind and module.k."""
     input:
         lib=script_deps(SA, "module"),
     output:
@@ -175,20 +285,22 @@ rule sa_module:
         f"{SA_BENCH}/module.tsv"
     conda:
         ENV
+    resources:
+        # the n x n logits and the Las Vegas draw's factors
+        mem_mb=max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
     params:
         **sa_settings("R", "eps_ratio", "eps_zero"),
+        **{
+            key: SA_CFG["module"][key]
+            for key in ("n", "d", "k", "trials", "max_rounds")
+        },
         seed=config["seed"],
-        n=SA_CFG["module"]["n"],
-        d=SA_CFG["module"]["d"],
-        k=SA_CFG["sweep"]["k"],
-        trials=SA_CFG["module"]["trials"],
-        max_rounds=SA_CFG["module"]["max_rounds"],
     script:
         script_path(SA, "module")
 
 
 rule sa_example:
-    """The heatmap example: one target of size module.n, k = module.example_k, at its d_min."""
+    """The heatmap example: one target of module.example_kind at n = module.n, at its d_min."""
     input:
         lib=script_deps(SA, "example"),
     output:
@@ -200,9 +312,42 @@ rule sa_example:
     conda:
         ENV
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
+        **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
         seed=config["seed"],
         n=SA_CFG["module"]["n"],
+        kind=SA_CFG["module"]["example_kind"],
         k=SA_CFG["module"]["example_k"],
+        window=SA_CFG["module"]["window"],
     script:
         script_path(SA, "example")
+
+
+rule sa_models:
+    """Growth of d_min in n: out-of-sample models, ratio to the prediction, local slopes, n*."""
+    input:
+        sweep=table(SA, "sweep"),
+        mass=table(SA, "mass"),
+        lib=script_deps(SA, "models"),
+    output:
+        **{
+            name: table_output(SA, name)
+            for name in (
+                "out_of_sample",
+                "model_comparison",
+                "flatness",
+                "local_slopes",
+                "crossover",
+                "medians",
+            )
+        },
+    log:
+        f"logs/{SA}/models.log",
+    benchmark:
+        f"{SA_BENCH}/models.tsv"
+    conda:
+        ENV
+    params:
+        **SA_CFG["models"],
+        seed=config["seed"],
+    script:
+        script_path(SA, "models")

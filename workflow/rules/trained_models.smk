@@ -1,13 +1,26 @@
 # Stage: trained models. What gradient training (PyTorch, CPU by default) reaches on the questions
-# the constructions answer: Kajitsuka & Sato 2024 Sec. 6 (reconstructed), Yun et al. 2020b copying
-# with sparse patterns, Yun et al. 2020a Sec. 5 (attention versus alternatives, toy scale).
+# the constructions answer: Kajitsuka & Sato 2024 Sec. 6 (reconstructed, on segment pairs where
+# uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
+# et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
+# one protocol (early stopping at the target, plateau detection, a budget).
+from expressivity.experiments.trained_models.cost import (
+    copy_cost,
+    heads_cost,
+    memorization_cost,
+    mixers_cost,
+    tm_mem_mb,
+    tm_runtime,
+    width_cost,
+)
+from expressivity.experiments.trained_models.memorization import ARMS as TM_ARMS
+
 TM = "trained_models"
 TM_CFG = config[TM]
 TM_RES = f"results/{TM}"
 TM_MEM = TM_CFG["memorization"]
-TM_VARIANTS = ["learned", "fixed", "no_attention"]
-TM_SIZES = [str(s) for s in TM_CFG["heads_rank"]["head_sizes"]] + (
-    ["d"] if TM_CFG["heads_rank"]["full_rank"] else []
+TM_HEADS = TM_CFG["heads_rank"]
+TM_SIZES = [str(s) for s in TM_HEADS["head_sizes"]] + (
+    ["d"] if TM_HEADS["full_rank"] else []
 )
 TM_MIXERS = [
     (alt, k)
@@ -15,8 +28,16 @@ TM_MIXERS = [
     for k in TM_CFG["mixers"]["attention_layers"]
     if k < TM_CFG["mixers"]["depth"]
 ] + [("attention", TM_CFG["mixers"]["depth"])]
+# jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
+# SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
+TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
+# what every job gets: the root seed, torch threads and device, seeds and the plateau rule
 TM_PARAMS = dict(
-    seed=config["seed"], threads=TM_CFG["threads"], device=TM_CFG["device"]
+    seed=config["seed"],
+    threads=TM_CFG["threads"],
+    device=TM_CFG["device"],
+    seeds=TM_CFG["seeds"],
+    min_gain=TM_CFG["min_gain"],
 )
 
 
@@ -25,30 +46,59 @@ def tm_settings(section, *keys):
     return {key: TM_CFG[section][key] for key in keys}
 
 
-# The settings every encoder job (copy, mixers) uses.
+# the settings every encoder job (copy, mixers) uses
 TM_ENCODER = (
     "n",
     "vocab",
     "d_model",
     "heads",
-    "steps",
-    "batch",
     "lr",
+    "batch",
+    "budget",
+    "every",
+    "window",
     "eval_size",
-    "record_every",
+)
+TM_DATA = ("vocab_size", "d", "n", "n_classes")
+# (seconds, peak bytes) of each job from the cost model: the rules' runtime and mem_mb
+tm_memorize_cost = memorization_cost(
+    seeds=TM_CFG["seeds"],
+    **tm_settings("memorization", *TM_DATA, "N", "width", "lr", "budget"),
+)
+tm_heads_cost = lambda wc: heads_cost(
+    heads=int(wc.heads),
+    head_size=TM_MEM["d"] if wc.size == "d" else int(wc.size),
+    seeds=TM_CFG["seeds"],
+    N=TM_HEADS["N"],
+    **tm_settings("memorization", *TM_DATA, "width", "lr", "budget"),
+)
+tm_width_cost = lambda wc: width_cost(
+    N=int(wc.N),
+    seeds=TM_CFG["seeds"],
+    **tm_settings("memorization", *TM_DATA),
+    **tm_settings("width_search", "widths", "lr", "budget"),
+)
+tm_copy_cost = lambda wc: copy_cost(
+    depth=int(wc.depth),
+    seeds=TM_CFG["seeds"],
+    **tm_settings("copy", *TM_ENCODER),
+)
+tm_mixers_cost = mixers_cost(
+    seeds=TM_CFG["seeds"],
+    **tm_settings("mixers", *TM_ENCODER, "depth"),
 )
 
 TABLES[TM] = {
     "memorization_curve": gathered(
-        expand(f"{TM_RES}/memorize/{{variant}}_curve.csv", variant=TM_VARIANTS)
+        expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
     ),
-    "memorization_summary": gathered(
-        expand(f"{TM_RES}/memorize/{{variant}}_summary.csv", variant=TM_VARIANTS)
+    "memorization_runs": gathered(
+        expand(f"{TM_RES}/memorize/{{arm}}_runs.csv", arm=TM_ARMS)
     ),
     "heads_rank": gathered(
         expand(
             f"{TM_RES}/heads/h{{heads}}_s{{size}}.csv",
-            heads=TM_CFG["heads_rank"]["heads"],
+            heads=TM_HEADS["heads"],
             size=TM_SIZES,
         )
     ),
@@ -65,7 +115,7 @@ TABLES[TM] = {
     "mixers": gathered(f"{TM_RES}/mixers/{alt}_k{k}.csv" for alt, k in TM_MIXERS),
 }
 FIGURES[TM] = {
-    "memorization_curve": plot("memorization_curve", "memorization_summary"),
+    "memorization_curve": plot("memorization_curve", "memorization_runs"),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
     "copy_accuracy": plot("copy_accuracy"),
@@ -74,30 +124,35 @@ FIGURES[TM] = {
 
 
 rule tm_memorize:
-    """One memorization run (learned w, fixed w, or no attention) with its accuracy curve."""
+    """One arm of the memorization experiment (softmax, fixed w, uniform, hardmax, no attention)."""
     input:
         lib=script_deps(TM, "memorize"),
     output:
-        curve=f"{TM_RES}/memorize/{{variant}}_curve.csv",
-        summary=f"{TM_RES}/memorize/{{variant}}_summary.csv",
+        curve=f"{TM_RES}/memorize/{{arm}}_curve.csv",
+        runs=f"{TM_RES}/memorize/{{arm}}_runs.csv",
     log:
-        f"logs/{TM}/memorize_{{variant}}.log",
+        f"logs/{TM}/memorize_{{arm}}.log",
     benchmark:
-        f"results/benchmarks/{TM}/memorize_{{variant}}.tsv"
+        f"results/benchmarks/{TM}/memorize_{{arm}}.tsv"
     wildcard_constraints:
-        variant="|".join(TM_VARIANTS),
+        arm="|".join(TM_ARMS),
     conda:
         ENV
     threads: TM_CFG["threads"]
+    resources:
+        runtime=tm_runtime(tm_memorize_cost[0]),
+        mem_mb=tm_mem_mb(tm_memorize_cost[1]),
+        gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **TM_MEM,
+        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", "budget"),
+        **tm_settings("memorization", "window", "record_every"),
     script:
         script_path(TM, "memorize")
 
 
 rule tm_heads:
-    """Heads/rank ablation: h heads of tied head size s on the memorization dataset."""
+    """Heads/rank ablation: h heads of tied head size s on the heads/rank dataset."""
     input:
         lib=script_deps(TM, "heads"),
     output:
@@ -112,15 +167,20 @@ rule tm_heads:
     conda:
         ENV
     threads: TM_CFG["threads"]
+    resources:
+        runtime=lambda wc: tm_runtime(tm_heads_cost(wc)[0]),
+        mem_mb=lambda wc: tm_mem_mb(tm_heads_cost(wc)[1]),
+        gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **TM_MEM,
+        **tm_settings("memorization", *TM_DATA, "width", "lr", "budget", "window"),
+        **tm_settings("heads_rank", "N", "pairs"),
     script:
         script_path(TM, "heads")
 
 
 rule tm_width:
-    """Smallest FFN width reaching 100 % training accuracy at one N."""
+    """Smallest FFN width reaching 100 % training accuracy (every seed) at one N."""
     input:
         lib=script_deps(TM, "width"),
     output:
@@ -134,10 +194,14 @@ rule tm_width:
     conda:
         ENV
     threads: TM_CFG["threads"]
+    resources:
+        runtime=lambda wc: tm_runtime(tm_width_cost(wc)[0]),
+        mem_mb=lambda wc: tm_mem_mb(tm_width_cost(wc)[1]),
+        gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **tm_settings("memorization", "vocab_size", "d", "n", "n_classes", "lr"),
-        **tm_settings("width_search", "widths", "epochs"),
+        **tm_settings("memorization", *TM_DATA),
+        **tm_settings("width_search", "widths", "lr", "budget", "window"),
     script:
         script_path(TM, "width")
 
@@ -158,6 +222,10 @@ rule tm_copy:
     conda:
         ENV
     threads: TM_CFG["threads"]
+    resources:
+        runtime=lambda wc: tm_runtime(tm_copy_cost(wc)[0]),
+        mem_mb=lambda wc: tm_mem_mb(tm_copy_cost(wc)[1]),
+        gpu=TM_GPU,
     params:
         **TM_PARAMS,
         **tm_settings("copy", *TM_ENCODER),
@@ -181,6 +249,10 @@ rule tm_mixers:
     conda:
         ENV
     threads: TM_CFG["threads"]
+    resources:
+        runtime=tm_runtime(tm_mixers_cost[0]),
+        mem_mb=tm_mem_mb(tm_mixers_cost[1]),
+        gpu=TM_GPU,
     params:
         **TM_PARAMS,
         **tm_settings("mixers", *TM_ENCODER, "depth", "kernel"),

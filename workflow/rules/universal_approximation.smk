@@ -1,5 +1,16 @@
 # Stage: universal approximation (Yun et al. 2020a/b; Fang et al. 2022; Kajitsuka & Sato 2024
 # Prop. 1). Constructions are reconstructed (see shared/papers/yun_fang.md); claims say so.
+# imported under the stage's prefix: every rules file shares one namespace
+from expressivity.experiments.universal_approximation import (
+    approximation_cost as ua_approximation_cost,
+    assumption_cost as ua_assumption_cost,
+    lemma6_cost as ua_lemma6_cost,
+    regression_cost as ua_regression_cost,
+    resources as ua_resources,
+    sparse_mapping_cost as ua_sparse_mapping_cost,
+    staircase_cost as ua_staircase_cost,
+)
+
 UA = "universal_approximation"
 UA_CFG = config[UA]
 UA_RES = f"results/{UA}"
@@ -11,6 +22,20 @@ def ua_settings(section, *keys):
     what it uses, so a value added to another setting (or a figure's) does not rerun it.
     """
     return {key: UA_CFG[section][key] for key in keys}
+
+
+def ua_cost(cost, **settings):
+    """``runtime`` and ``mem_mb`` of a job from its cost model: ``cost(**settings, **wildcards)``
+    gives CPU seconds and MB (wildcards of digits passed as integers)."""
+
+    def of(wc):
+        wild = {k: int(v) if v.isdigit() else v for k, v in wc.items()}
+        return ua_resources(*cost(**settings, **wild))
+
+    return {
+        "runtime": lambda wc: of(wc)["runtime"],
+        "mem_mb": lambda wc: of(wc)["mem_mb"],
+    }
 
 
 # Lemma 6 grids (1/delta, d, n, size): within the budget they are checked, above it skipped.
@@ -25,12 +50,20 @@ UA_L6_SKIP = [g for g in UA_L6_ALL if g[3] > UA_BUDGET]
 UA_TARGETS = UA_CFG["approximation"]["targets"] + [
     UA_CFG["approximation"]["positional_target"]
 ]
+UA_APPROX = {
+    **ua_settings("approximation", "inv_delta", "samples", "n", "memorization_budget"),
+    "grid_budget": UA_BUDGET,
+}
 
 TABLES[UA] = {
     "lemma6": COMPUTED,
     "lemma6_softmax": COMPUTED,
     "approximation": gathered(
-        expand(f"{UA_RES}/approximation/{{target}}.csv", target=UA_TARGETS)
+        expand(
+            f"{UA_RES}/approximation/{{target}}_d{{d}}.csv",
+            target=UA_TARGETS,
+            d=UA_CFG["approximation"]["d"],
+        )
     ),
     "patterns": COMPUTED,
     "sparse_mapping": COMPUTED,
@@ -38,8 +71,9 @@ TABLES[UA] = {
     "polynomial_regression": COMPUTED,
 }
 FIGURES[UA] = {
-    "lemma6_softmax": plot("lemma6_softmax", tol=UA_CFG["lemma6"]["softmax_tol"]),
+    "lemma6_softmax": plot("lemma6_softmax", "lemma6"),
     "approximation_error": plot("approximation"),
+    "approximation_depth": plot("approximation"),
     "pattern_connections": plot("patterns"),
     "pattern_depth": plot("patterns"),
     "polynomial_staircase": plot("polynomial_staircase"),
@@ -64,8 +98,14 @@ rule ua_lemma6:
         n=r"\d+",
     conda:
         ENV
+    resources:
+        **ua_cost(
+            ua_lemma6_cost,
+            **ua_settings("lemma6", "beta_min", "beta_max", "softmax_subset"),
+            grid_budget=UA_BUDGET,
+        ),
     params:
-        **ua_settings("lemma6", "beta_min", "beta_max", "softmax_tol", "softmax_subset"),
+        **ua_settings("lemma6", "beta_min", "beta_max", "softmax_subset"),
         grid_budget=UA_BUDGET,
     script:
         script_path(UA, "lemma6")
@@ -94,22 +134,24 @@ rule ua_lemma6_gather:
 
 
 rule ua_approximation:
-    """End-to-end L^p errors against delta for one target."""
+    """End-to-end L^p errors against delta for one target at one token dimension d."""
     input:
         lib=script_deps(UA, "approximation"),
     output:
-        f"{UA_RES}/approximation/{{target}}.csv",
+        f"{UA_RES}/approximation/{{target}}_d{{d}}.csv",
     log:
-        f"logs/{UA}/approximation_{{target}}.log",
+        f"logs/{UA}/approximation_{{target}}_d{{d}}.log",
     benchmark:
-        f"results/benchmarks/{UA}/approximation_{{target}}.tsv"
+        f"results/benchmarks/{UA}/approximation_{{target}}_d{{d}}.tsv"
+    wildcard_constraints:
+        d=r"\d+",
     conda:
         ENV
+    resources:
+        **ua_cost(ua_approximation_cost, **UA_APPROX),
     params:
-        **ua_settings(
-            "approximation", "inv_delta", "samples", "n", "d", "lam", "mp_dps"
-        ),
-        grid_budget=UA_BUDGET,
+        **UA_APPROX,
+        **ua_settings("approximation", "lam", "mp_dps"),
         seed=config["seed"],
     script:
         script_path(UA, "approximation")
@@ -127,6 +169,8 @@ rule ua_patterns:
         f"results/benchmarks/{UA}/patterns.tsv"
     conda:
         ENV
+    resources:
+        **ua_cost(ua_assumption_cost, **ua_settings("patterns", "n", "names")),
     params:
         **ua_settings("patterns", "n", "names"),
         seed=config["seed"],
@@ -146,6 +190,13 @@ rule ua_sparse_mapping:
         f"results/benchmarks/{UA}/sparse_mapping.tsv"
     conda:
         ENV
+    resources:
+        **ua_cost(
+            ua_sparse_mapping_cost,
+            **ua_settings(
+                "sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"
+            ),
+        ),
     params:
         **ua_settings("sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"),
         seed=config["seed"],
@@ -165,6 +216,11 @@ rule ua_staircase:
         f"results/benchmarks/{UA}/staircase.tsv"
     conda:
         ENV
+    resources:
+        **ua_cost(
+            ua_staircase_cost,
+            **ua_settings("polynomial", "d", "max_blocks", "max_degree", "n_test"),
+        ),
     params:
         **ua_settings("polynomial", "d", "max_blocks", "max_degree", "n_test"),
         seed=config["seed"],
@@ -184,6 +240,11 @@ rule ua_regression:
         f"results/benchmarks/{UA}/regression.tsv"
     conda:
         ENV
+    resources:
+        **ua_cost(
+            ua_regression_cost,
+            **ua_settings("regression", "d", "degree", "n_train", "repeats", "n_test"),
+        ),
     params:
         **ua_settings(
             "regression", "d", "degree", "n_train", "sigma", "repeats", "n_test"

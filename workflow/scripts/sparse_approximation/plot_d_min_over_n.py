@@ -1,25 +1,46 @@
-"""Figure: d_min / n against n, next to d = n (exact representation)."""
+"""Figure: d_min / n against n, next to d = n (exact representation with fixed inputs), with the
+crossover n* and the JL bound (*) over n."""
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.sweep, ["n", "k", "d_min_over_n"])
+df = read_table(snakemake.input.sweep, ["n", "k", "d_min_over_n", "d_jl"])
+med = read_table(snakemake.input.medians, ["series", "k", "n", "d_min_over_n", "d_min_over_n_lo",
+                                           "d_min_over_n_hi"])
+med = med[med["series"] == "per-entry"]
+cross = read_table(snakemake.input.crossover, ["k", "n_star", "n_star_lo", "n_star_hi"])
 ks = sorted(df["k"].unique())
+bottom = min(0.03, 0.5 * float(df["d_min_over_n"].min()))  # room below the data for the n* labels
 
-with figure() as (fig, ax):
+with figure(figsize=(7.0, 5.2)) as (fig, ax):
     for c, (k, colour) in enumerate(zip(ks, PALETTE, strict=False)):
-        sub = df[df["k"] == k]
-        ax.scatter(sub["n"], sub["d_min_over_n"], s=10, color=colour, alpha=0.4, marker=MARKERS[c])
-        med = sub.groupby("n")["d_min_over_n"].median()
-        ax.plot(med.index, med.values, "-" + MARKERS[c], color=colour, label=f"k = {k} (median)")
-    ax.axhline(1.0, color="black", ls="--", lw=1,
+        sub, m = df[df["k"] == k], med[med["k"] == k]
+        ax.scatter(sub["n"], sub["d_min_over_n"], s=8, color=colour, alpha=0.35, marker=MARKERS[c])
+        ax.errorbar(m["n"], m["d_min_over_n"], yerr=[m["d_min_over_n"] - m["d_min_over_n_lo"],
+                                                     m["d_min_over_n_hi"] - m["d_min_over_n"]],
+                    fmt="-" + MARKERS[c], ms=4, color=colour, capsize=2,
+                    label=f"k = {k}: median d_min / n")
+        jl = sub.groupby("n")["d_jl"].first()
+        ax.plot(jl.index, jl.values / jl.index, "--", color=colour, lw=0.8,
+                label=f"k = {k}: JL bound (*) / n")
+        star = cross[cross["k"] == k].iloc[0]
+        if star["n_star"] == star["n_star"]:
+            ax.axvline(star["n_star"], color=colour, lw=0.8, ls=":")
+            ax.text(star["n_star"], 1.3 * bottom, f" n* = {star['n_star']:.0f}", color=colour, fontsize=7,
+                    rotation=90, va="bottom", ha="right")
+    ax.axhline(1.0, color="black", ls="-", lw=1,
                label="d = n: exact representation with fixed X (Bhojanapalli et al. 2020)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("sequence length n")
-    ax.set_ylabel("d_min / n")
-    ax.set_title("The needed width falls far below n")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("d / n")
+    stars = ", ".join(f"k = {int(r['k'])}: {r['n_star']:.0f}" for _, r in cross.iterrows())
+    below = df[df["d_jl"] < df["n"]]
+    jl_text = ("the JL bound stays above n at every n swept" if below.empty else
+               f"the JL bound falls below n from n = {int(below['n'].min())}")
+    ax.set_title(f"Median d_min falls below n at n* ({stars});\n{jl_text}", fontsize=9)
+    ax.set_ylim(bottom=bottom)
+    ax.legend(fontsize=6, ncol=2, loc="upper right")
     save(fig, snakemake.output.png, snakemake.output.pdf)

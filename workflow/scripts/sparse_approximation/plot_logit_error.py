@@ -8,15 +8,15 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
 df = read_table(snakemake.input.logit_error, ["k", "d", "max_logit_error", "jl_bound_error",
-                                        "jl_typical_error", "sufficient_error", "d_jl"])
+                                        "typical_max_error", "sufficient_error", "d_jl"])
 with figure() as (fig, ax):
     for c, (k, sub) in enumerate(df.groupby("k")):
         colour = PALETTE[c % len(PALETTE)]
-        med = sub.groupby("d")[["max_logit_error", "jl_bound_error", "jl_typical_error"]].median()
+        med = sub.groupby("d")[["max_logit_error", "jl_bound_error", "typical_max_error"]].median()
         ax.plot(med.index, med["max_logit_error"], MARKERS[c], ms=3, color=colour,
                 label=f"k = {k}: measured")
-        ax.plot(med.index, med["jl_typical_error"], "-", color=colour, lw=1,
-                label=f"k = {k}: sqrt(2 ln n²) ||B_i|| / sqrt(d)")
+        ax.plot(med.index, med["typical_max_error"], "-", color=colour, lw=1,
+                label=f"k = {k}: median max of n² Gaussian errors")
         ax.plot(med.index, med["jl_bound_error"], ":", color=colour, lw=1.2,
                 label=f"k = {k}: JL bound (*) eta(d) beta")
         ax.axvline(sub["d_jl"].iloc[0], color=colour, lw=0.6, ls="--")

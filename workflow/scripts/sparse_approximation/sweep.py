@@ -1,10 +1,12 @@
-"""d_min of every trial at one (n, k) (the one-pass search; see expressivity.one_pass_search)."""
+"""d_min of the trials first..last at one (n, k) (the one-pass search; expressivity.one_pass_search)."""
 
-from expressivity.experiments.sparse_approximation import sweep_table
+from expressivity.experiments.sparse_approximation.searches import sweep_table
 from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-table = sweep_table(n=int(snakemake.wildcards.n), k=int(snakemake.wildcards.k),
-                    **snakemake.params, progress=log.info)
+wc = snakemake.wildcards
+first, last = int(wc.first), int(wc.last)
+table = sweep_table(n=int(wc.n), k=int(wc.k), first=first, trials=last - first + 1,
+                    **snakemake.params, log=log)
 write_table(table, snakemake.output[0])

@@ -1,14 +1,12 @@
-"""Kajitsuka & Sato Sec. 6 (reconstructed): one variant of the one-layer memorization experiment."""
-
-import sys
+"""Kajitsuka & Sato Sec. 6 (reconstructed): one arm of the memorization experiment on segment pairs."""
 
 import pandas as pd
 
-from expressivity.experiments.trained_models import memorization_rows
+from expressivity.experiments.trained_models.memorization import memorization_rows
 from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-curve, summary = memorization_rows(**snakemake.wildcards, **snakemake.params, log=sys.stderr)
+curve, runs = memorization_rows(**snakemake.wildcards, **snakemake.params, log=log)
 write_table(pd.DataFrame(curve), snakemake.output.curve)
-write_table(pd.DataFrame(summary), snakemake.output.summary)
+write_table(pd.DataFrame(runs), snakemake.output.runs)

@@ -1,28 +1,41 @@
-"""Figure: training accuracy against epoch for the memorization variants."""
+"""Figure: training accuracy against epoch for every memorization arm (mean over seeds, band from
+the lowest to the highest seed), with the blind and token-only ceilings."""
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
-curve = read_table(snakemake.input.memorization_curve, ["variant", "epoch", "accuracy"])
-summary = read_table(snakemake.input.memorization_summary, ["variant", "accuracy", "accuracy_hardmax"])
-names = {"learned": "tied rank-1, w learned", "fixed": "tied rank-1, w fixed (construction)",
+curve = read_table(snakemake.input.memorization_curve,
+                   ["arm", "lr", "seed_index", "epoch", "accuracy"])
+runs = read_table(snakemake.input.memorization_runs,
+                  ["arm", "lr", "cell_lr", "cell_verdict", "cell_accuracy_mean", "cell_accuracy_sd",
+                   "blind_ceiling", "token_ceiling", "budget"])
+names = {"softmax": "softmax, w learned", "fixed": "softmax, w fixed (construction)",
+         "uniform": "uniform attention (lam = 0)", "hardmax": "hardmax (straight-through)",
          "no_attention": "no attention (token-wise FFN)"}
-with figure() as (fig, ax):
-    for i, (variant, part) in enumerate(curve.groupby("variant", sort=False)):
-        row = summary[summary["variant"] == variant].iloc[0]
-        extra = "" if variant == "no_attention" else f", hardmax eval {row['accuracy_hardmax']:.3f}"
-        ax.plot(part["epoch"], part["accuracy"], color=PALETTE[i], marker=MARKERS[i],
-                markevery=max(1, len(part) // 8), ms=4,
-                label=f"{names.get(variant, variant)}: {row['accuracy']:.3f}{extra}")
-    ceiling = float(summary["token_ceiling"].iloc[0])
-    ax.axhline(ceiling, color="black", ls=":", lw=1, label=f"token-only ceiling {ceiling:.3f}")
-    ax.axhline(1.0, color="grey", ls="--", lw=0.8)
-    r = summary.iloc[0]
-    ax.set_xlabel("epoch (full-batch Adam steps)")
+with figure(figsize=(7.2, 4.6)) as (fig, ax):
+    for i, (arm, part) in enumerate(curve.groupby("arm", sort=False)):
+        cell = runs[runs["arm"] == arm].iloc[0]
+        part = part[part["lr"] == cell["cell_lr"]]
+        # each seed's curve until it stopped, held at its last value afterwards
+        wide = part.pivot_table(index="epoch", columns="seed_index", values="accuracy").ffill()
+        style = dict(color=PALETTE[i % len(PALETTE)])
+        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), alpha=0.2, lw=0, **style)
+        ax.plot(wide.index, wide.mean(axis=1), marker=MARKERS[i % len(MARKERS)],
+                markevery=max(1, len(wide) // 8), ms=4, **style,
+                label=f"{names.get(arm, arm)}: {cell['cell_accuracy_mean']:.3f} +- "
+                      f"{cell['cell_accuracy_sd']:.3f}, {cell['cell_verdict']}")
+    r = runs.iloc[0]
+    ax.axhline(r["blind_ceiling"], color="black", ls="--", lw=1,
+               label=f"blind ceiling (any hardmax or uniform layer) {r['blind_ceiling']:.3f}")
+    ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
+               label=f"token-only ceiling {r['token_ceiling']:.3f}")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xlabel("epoch (full-batch Adam steps; each seed stops at 100 % or on a plateau)")
     ax.set_ylabel("training accuracy (per token)")
-    ax.set_title(f"One layer, one head, head size 1: N = {r['N']}, n = {r['n']}, d = {r['d']}, "
-                 f"q = {r['width']}", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(f"One layer, one head, head size 1, on segment pairs: N = {r['N']} "
+                 f"({r['pairs']} pairs), n = {r['n']}, d = {r['d']}, q = {r['width']}; "
+                 f"{runs['seed_index'].nunique()} seeds", fontsize=9)
+    ax.legend(fontsize=6.5, loc="lower right")
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -1,4 +1,4 @@
-"""End-to-end L^p errors against delta for one target (Yun et al.; Kajitsuka & Sato)."""
+"""End-to-end L^p errors against delta for one target and d (Yun et al.; Kajitsuka & Sato)."""
 
 import pandas as pd
 
@@ -7,6 +7,7 @@ from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-rows = approximation_table(target=snakemake.wildcards.target, **dict(snakemake.params.items()))
+rows = approximation_table(target=snakemake.wildcards.target, d=int(snakemake.wildcards.d),
+                           **dict(snakemake.params.items()), log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info("%d rows", len(rows))

@@ -6,7 +6,7 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_regression)
-with figure() as (fig, ax):
+with figure(figsize=(7.2, 4.0)) as (fig, ax):
     for i, (L, part) in enumerate(df.groupby("blocks")):
         deg = int(part["degree"].iloc[0])
         ax.errorbar(part["n_train"], part["excess_mse"], yerr=part["excess_mse_sem"],
@@ -20,5 +20,5 @@ with figure() as (fig, ax):
     ax.set_xlabel("training samples N")
     ax.set_ylabel("test MSE − σ² (excess risk)")
     ax.set_title("No approximation/sample trade-off when L ≥ degree")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -7,6 +7,6 @@ from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-rows = sparse_mapping_table(**dict(snakemake.params.items()))
+rows = sparse_mapping_table(**dict(snakemake.params.items()), log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info("%d rows", len(rows))

@@ -1,0 +1,199 @@
+"""The rate at which the constructed Transformers' ``L^p`` error falls with the grid spacing.
+
+Yun et al. (2020a), Proposition 4 (recalled [M]; shared/papers/yun_fang.md 1.4), for the routes of
+``expressivity.universal``. On the cells of grid inputs with distinct tokens every route returns
+``f_bar`` (``f`` at the cube centre), whose error is ``O(delta)`` for a Lipschitz ``f``. Yun et
+al.'s equivariant route maps the inputs with two tokens in one grid cell to 0; they fill the
+measure
+
+    P_rep(delta) = 1 - prod_{i=1}^{n-1} (1 - i delta^d)  ~  C(n, 2) delta^d      (repeated_measure)
+
+so that
+
+    L^p error ~ C_1 delta + C_2 (n^2 delta^d)^(1/p),   log-log slope min(1, d/p) as delta -> 0
+
+(``derived_slope``): 1 (``L^1``) and 1/2 (``L^2``) for ``d = 1``; 1 for both at ``d = 2``.
+Kajitsuka & Sato's route memorizes the repeated-token inputs too and the positional route has
+none (positions make the tokens distinct), so both have slope 1. While ``P_rep`` is not small
+the error saturates at ``||f||_p`` and the slope is lower: the fit for the rate uses the
+``delta`` with ``C(n, 2) delta^d <= 1/4`` (``in_asymptotic_range``; there the next term of
+``P_rep`` is below 10% of the leading one for ``n <= 4``).
+
+Before the limit, Yun et al.'s error is the two-term mixture ``L_p^p = A delta^p (1 - P_rep) +
+B P_rep``, whose log-log slope is a weighted mean of the two terms' slopes,
+``1 - delta P_rep' / (p (1 - P_rep))`` and ``delta P_rep' / (p P_rep)``: it lies between them
+(``model_band``) and tends to ``min(1, d/p)``. At ``d > p`` the exceptional term falls faster
+and the slope approaches 1 from above; at ``d < p`` from the other side.
+
+``slope_verdict`` fits the slope (``expressivity.fit.loglog_fit``) with a confidence interval and
+says whether it supports the derived slope against the alternatives (``alternative_slopes``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ROUTES = ("yun", "kajitsuka_sato", "yun_positional")
+#: Largest leading term ``C(n, 2) delta^d`` of the repeated-token measure in the asymptotic range.
+ASYMPTOTIC_MEASURE = 0.25
+#: Fewest ``delta`` in the asymptotic range for a slope with an interval (two degrees of freedom).
+MIN_FIT_POINTS = 4
+
+
+def check_route(route: str) -> str:
+    if route not in ROUTES:
+        raise ValueError(f"unknown route {route!r}; routes: {', '.join(ROUTES)}")
+    return route
+
+
+def _count(name: str, value, lowest: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
+        raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
+    return int(value)
+
+
+def repeated_measure(delta: float, n: int, d: int) -> float:
+    """``P_rep = 1 - prod_{i=1}^{n-1} (1 - i delta^d)``: the probability that a uniform input of
+    ``[0, 1)^{n x d}`` has two tokens in one grid cell (``1`` once ``n > delta^-d``)."""
+    n, d = _count("n", n, 1), _count("d", d, 1)
+    if not (0 < delta <= 1):
+        raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
+    cell = float(delta) ** d
+    return 1.0 - math.prod(max(0.0, 1.0 - i * cell) for i in range(1, n))
+
+
+def _repeated_slope(delta: float, n: int, d: int) -> tuple[float, float]:
+    """``P_rep`` and its log-log slope ``delta P_rep' / P_rep`` at ``delta``."""
+    x = float(delta) ** d
+    factors = [1.0 - i * x for i in range(1, n)]
+    P = 1.0 - math.prod(factors)
+    # delta dP/ddelta = d x sum_i i prod_{j != i} (1 - j x)
+    dP = d * x * sum(i * math.prod(f for j, f in enumerate(factors, 1) if j != i)
+                     for i in range(1, n))
+    return P, dP
+
+
+def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]:
+    """The range of log-log slopes the two-term model allows at the ``delta`` given: for Yun et
+    al.'s route, between the slopes of ``delta^p (1 - P_rep)`` and ``P_rep`` (each over ``p``);
+    for the others ``(1, 1)``."""
+    check_route(route)
+    if route != "yun":
+        return 1.0, 1.0
+    slopes = []
+    for x in np.atleast_1d(np.asarray(delta, dtype=float)):
+        P, dP = _repeated_slope(x, n, d)
+        if 0 < P < 1:
+            slopes += [1 - dP / (p * (1 - P)), dP / (p * P)]
+    if not slopes:
+        return derived_slope(route, d, p), derived_slope(route, d, p)
+    return min(slopes), max(slopes)
+
+
+def in_asymptotic_range(delta: float, n: int, d: int) -> bool:
+    """Whether ``C(n, 2) delta^d <= ASYMPTOTIC_MEASURE`` (module docstring)."""
+    return math.comb(n, 2) * float(delta) ** d <= ASYMPTOTIC_MEASURE
+
+
+def derived_slope(route: str, d: int, p: int) -> float:
+    """The log-log slope of the ``L^p`` error against ``delta`` as ``delta -> 0``:
+    ``min(1, d/p)`` for Yun et al.'s equivariant route, 1 for the others."""
+    check_route(route)
+    return min(1.0, d / p) if route == "yun" else 1.0
+
+
+def alternative_slopes(route: str, d: int, p: int) -> list[float]:
+    """The slopes the data must rule out to support ``derived_slope``: for Yun et al.'s route, no
+    exceptional set (1) and an exceptional set of measure ``~ delta`` rather than ``delta^d``
+    (``min(1, 1/p)``); for the others, Yun et al.'s rate ``min(1, d/p)`` (as if the
+    repeated-token inputs were lost). Slopes equal to the derived one are left out."""
+    s = derived_slope(route, d, p)
+    alts = {1.0, min(1.0, 1 / p)} if route == "yun" else {min(1.0, d / p)}
+    return sorted(a for a in alts if a != s)
+
+
+@dataclass(frozen=True)
+class SlopeVerdict:
+    """A fitted rate against the derived one.
+
+    ``verdict``: ``"consistent"`` (the derived slope lies in the interval), ``"pre-asymptotic"``
+    (it does not, but the interval meets ``model_band`` over the fitted ``delta``: the slope
+    the two-term model allows before the limit) or ``"inconsistent"``; ``decisive``: the
+    interval excludes every alternative slope (``None`` when there is none to exclude)."""
+
+    slope: float
+    slope_se: float
+    low: float
+    high: float
+    points: int
+    derived: float
+    band: tuple[float, float]
+    alternatives: tuple[float, ...]
+    verdict: str
+    decisive: bool | None
+
+
+def slope_verdict(delta, error, *, route: str, n: int, d: int, p: int,
+                  level: float = 0.95) -> SlopeVerdict | None:
+    """Fit ``log error`` against ``log delta`` over the asymptotic range (``None`` with fewer than
+    ``MIN_FIT_POINTS`` points there) and judge the slope against ``derived_slope`` with its ``level``
+    interval (Student's t on ``points - 2`` degrees of freedom)."""
+    # scipy (through expressivity.fit) is imported on use: the compute jobs that import this module
+    # for repeated_measure then start a second faster
+    from expressivity.fit import loglog_fit
+
+    delta, error = np.asarray(delta, dtype=float), np.asarray(error, dtype=float)
+    if delta.shape != error.shape or delta.ndim != 1:
+        raise ValueError(f"delta and error must be 1-d of one length, got {delta.shape} and "
+                         f"{error.shape}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    keep = np.array([in_asymptotic_range(x, n, d) for x in delta], dtype=bool)
+    if keep.sum() < MIN_FIT_POINTS:
+        return None
+    fit = loglog_fit(delta[keep], error[keep])
+    low, high = fit.slope_interval(level)
+    s = derived_slope(route, d, p)
+    band = model_band(delta[keep], route, n, d, p)
+    alts = tuple(alternative_slopes(route, d, p))
+    if low <= s <= high:
+        verdict = "consistent"
+    elif low <= band[1] and high >= band[0]:
+        verdict = "pre-asymptotic"
+    else:
+        verdict = "inconsistent"
+    decisive = None if not alts else all(not low <= a <= high for a in alts)
+    return SlopeVerdict(fit.slope, fit.slope_se, low, high, int(keep.sum()), s, band, alts,
+                        verdict, decisive)
+
+
+def slope_verdicts(series: dict, family_level: float = 0.95) -> tuple[dict, float]:
+    """``slope_verdict`` for every series ``key -> (delta, error, route, n, d, p)`` with positive
+    errors and ``MIN_FIT_POINTS`` deltas in the asymptotic range, each interval at the Bonferroni
+    level ``1 - (1 - family_level) / k`` for ``k`` such series. Returns the verdicts and the
+    level."""
+    usable = {}
+    for key, (delta, error, route, n, d, p) in series.items():
+        delta, error = np.asarray(delta, dtype=float), np.asarray(error, dtype=float)
+        if np.all(error > 0) and sum(in_asymptotic_range(x, n, d) for x in delta) \
+                >= MIN_FIT_POINTS:
+            usable[key] = (delta, error, route, n, d, p)
+    level = 1 - (1 - family_level) / max(1, len(usable))
+    return {key: slope_verdict(delta, error, route=route, n=n, d=d, p=p, level=level)
+            for key, (delta, error, route, n, d, p) in usable.items()}, level
+
+
+def decrease_p_value(error, se) -> float:
+    """One-sided p-value of "no decrease" between the largest and the smallest ``delta`` of a
+    series (``error``, ``se`` ordered by increasing ``delta``), from independent Monte-Carlo
+    standard errors: ``z = (error_coarse - error_fine) / hypot(se_coarse, se_fine)``."""
+    from scipy import stats  # imported on use, as in slope_verdict
+
+    error, se = np.asarray(error, dtype=float), np.asarray(se, dtype=float)
+    diff, scale = error[-1] - error[0], math.hypot(se[-1], se[0])
+    if scale == 0:
+        return 0.0 if diff > 0 else 1.0
+    return float(stats.norm.sf(diff / scale))

@@ -1,0 +1,92 @@
+"""Where the attention's mass lies: the mass off the target's support and the row total variation.
+
+Likhosherstov, Choromanski & Weller 2021 (arXiv 2106.03764; AAAI 2023) state the approximation "in
+terms of preserving matrix element ratios" [V]; our reconstruction of it (``approximation_check``,
+[R]) bounds every off-support weight by eps_zero times every support weight. That bounds each entry,
+not the total: with k support entries and n - k off-support entries a row may put up to
+
+    (n - k) eps_zero / (k + (n - k) eps_zero)  ->  1   (n -> infinity)
+
+of its mass off the pattern [D]. This module measures it. Row form, ``M = rowsoftmax(S)``, target
+``A`` with support S_i and row-normalised ``Abar_i = A_i / sum_j A_ij``:
+
+    off_mass_i = sum_{j not in S_i} M_ij,        tv_i = (1/2) sum_j |M_ij - Abar_ij|
+                                                      = (1/2) (off_mass_i + sum_{j in S_i} |M_ij - Abar_ij|).
+
+A bound on the mass needs eps_zero of order eps / n (``mass_calibrated_eps_zero``): if every
+off-support weight is at most (eps / n) times every support weight, the off-support mass is at
+most (n - k) eps / (n k + (n - k) eps) < eps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from expressivity.sparse_target import SparseTarget
+
+
+def mass_calibrated_eps_zero(eps: float, n: int) -> float:
+    """``eps_zero = eps / n``: the per-entry tolerance that keeps the off-support mass below eps."""
+    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and 0 < eps < 1):
+        raise ValueError(f"eps (largest off-support mass) must be in (0, 1), got {eps!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return eps / n
+
+
+def row_mass(S: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+             real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(off_mass, tv): (b,)`` of the rows of ``rowsoftmax(S)``, ``S: (b, n)`` logits (any per-row
+    shift). ``cols, vals, real: (b, k)`` the rows' support columns, target values and which slots
+    are genuine (padding slots repeat a genuine one and are ignored). ``S`` is not modified.
+
+    The off-support sum is accumulated directly (support entries zeroed), never as 1 minus the
+    support mass, so a small off-support mass keeps its relative precision."""
+    S = np.asarray(S, dtype=float)
+    if S.ndim != 2 or cols.shape != (S.shape[0], cols.shape[1]) or vals.shape != cols.shape:
+        raise ValueError(f"S must be (b, n) with cols, vals (b, k); got {S.shape}, {cols.shape}, "
+                         f"{vals.shape}")
+    r = np.arange(S.shape[0])[:, None]
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    sup = np.where(real, W[r, cols], 0.0)
+    W[r, cols] = 0.0
+    off = W.sum(axis=1)
+    total = off + sup.sum(axis=1)
+    M_sup = sup / total[:, None]
+    A_bar = np.where(real, vals, 0.0)
+    A_bar = A_bar / A_bar.sum(axis=1, keepdims=True)
+    off_mass = off / total
+    tv = 0.5 * (off_mass + np.abs(M_sup - A_bar).sum(axis=1))
+    return off_mass, tv
+
+
+def sample_rows(n: int, rows: int) -> np.ndarray:
+    """``min(n, rows)`` row indices spread evenly over 0..n-1 (all rows when n <= rows)."""
+    if rows < 1:
+        raise ValueError(f"rows must be >= 1, got {rows}")
+    return np.unique(np.linspace(0, n - 1, min(n, rows)).round().astype(np.int64))
+
+
+def factor_mass(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, d: int,
+                rows: np.ndarray, block: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """``off_mass, tv`` of the given rows of the construction's attention at dimension d, whose
+    logits are ``QT[:d, rows].T KT[:d] / d`` (``fixed_module.coupled_factors``). Cost
+    O(len(rows) n d)."""
+    if not 1 <= d <= QT.shape[0]:
+        raise ValueError(f"d must be in [1, {QT.shape[0]}], got {d}")
+    parts = []
+    for b0 in range(0, len(rows), block):
+        idx = rows[b0:b0 + block]
+        S = QT[:d, idx].T @ KT[:d] / d
+        parts.append(row_mass(S, target.cols[idx], target.vals[idx], target.real[idx]))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def logit_target_mass(target: SparseTarget, B: np.ndarray) -> np.ndarray:
+    """``(n,)`` off-support mass of rownorm(exp(B)), the construction's own target (B = 0 off the
+    support): ``(n - c_i) / ((n - c_i) + sum_{s in S_i} exp(B_is))`` with c_i = |S_i|."""
+    off = target.n - target.count
+    sup = np.where(target.real, np.exp(B), 0.0).sum(axis=1)
+    return off / (off + sup)

@@ -1,0 +1,98 @@
+"""Sequence-encoder jobs: Yun et al. 2020b's copying task with sparse patterns, and Yun et al.
+2020a, Sec. 5 at toy scale (self-attention against bilinear projections and depth-wise separable
+convolutions on a counting task). Each job is one cell: its seeds (one data stream and one
+initialisation each) for every learning rate of the grid, trained under the stage's protocol with
+early stopping at ``TARGET`` held-out token accuracy.
+
+- ``copy_rows``: an encoder of ``depth`` attention layers cycling through ``pattern``'s masks
+  (``expressivity.sparse_patterns``);
+- ``mixers_rows``: ``depth - k`` layers of ``alternative`` below ``k`` attention layers, with the
+  majority-class accuracy of the task as its baseline.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from expressivity.experiments.trained_models.runs import (
+    STAGE,
+    cell_rows,
+    job_progress,
+    learning_rates,
+    protocol,
+)
+from expressivity.rng import generator
+from expressivity.sparse_patterns import pattern_masks
+from expressivity.tasks import majority_accuracy
+from expressivity.torch_runtime import configure_torch, run_info
+from expressivity.training import train_encoders
+from expressivity.transformer_models import hybrid_mixers
+
+#: "Learns the task": at most 1 % token errors on held-out sequences (a convention).
+TARGET = 0.99
+
+
+def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every: int,
+          window: int, min_gain: float, log: logging.Logger | None,
+          label: str, **train) -> tuple[list[dict], object]:
+    """Every (learning rate, seed) run of one cell, the seeds side by side; each seed has its own
+    stream ``generator(seed, "trained_models.<job>", **keys, seed=i)`` (held-out set,
+    initialisation, then batches)."""
+    proto = protocol(target=TARGET, budget=budget, every=every, window=window,
+                     min_gain=min_gain)
+    lrs = learning_rates(lr)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    progress = job_progress(log, label, len(lrs) * budget)
+    runs = []
+    for i, rate in enumerate(lrs):
+        rngs = [generator(seed, f"{STAGE}.{job}", **keys, seed=k) for k in range(seeds)]
+        results = train_encoders(rngs, protocol=proto, lr=rate, progress=progress,
+                                 done_before=i * budget, **train)
+        for k, res in enumerate(results):
+            res.pop("curve")
+            runs.append({"lr": rate, "seed_index": k, **res})
+    return runs, proto
+
+
+def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device: str,
+              seeds: int, min_gain: float, n: int, vocab: int,
+              d_model: int, heads: int, lr: float | list[float], batch: int, budget: int,
+              every: int, window: int, eval_size: int,
+              log: logging.Logger | None = None) -> list[dict]:
+    """One (pattern, depth) cell of the copying task: one row per run."""
+    depth = int(depth)
+    dev = configure_torch(threads, device)
+    cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
+    masks = [cycle[layer % len(cycle)] for layer in range(depth)]
+    runs, proto = _cell("copy", {"pattern": pattern, "depth": depth}, seed=seed, seeds=seeds,
+                        lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
+                        log=log, label=f"{pattern} L={depth}",
+                        task="copy", n=n, vocab=vocab, mixers=["attention"] * depth,
+                        masks=masks, d_model=d_model, heads=heads, batch=batch,
+                        eval_size=eval_size, device=dev)
+    cell = {"pattern": pattern, "depth": depth, "n": n, "vocab": vocab,
+            "cycle_length": len(cycle), "connections_max": max(int(m.sum()) for m in cycle),
+            "chance": majority_accuracy("copy", n, vocab), **run_info(dev)}
+    return cell_rows(runs, proto, **cell)
+
+
+def mixers_rows(*, alternative: str, k: int | str, seed: int, threads: int, device: str,
+                seeds: int, min_gain: float, n: int, vocab: int, depth: int, kernel: int,
+                d_model: int, heads: int, lr: float | list[float],
+                batch: int, budget: int, every: int, window: int, eval_size: int,
+                log: logging.Logger | None = None) -> list[dict]:
+    """``depth - k`` layers of ``alternative`` below ``k`` attention layers on the counting task:
+    one row per run, with the task's majority-class accuracy."""
+    k = int(k)
+    dev = configure_torch(threads, device)
+    mixers = hybrid_mixers(alternative, k, depth)
+    runs, proto = _cell("mixers", {"alternative": alternative, "k": k}, seed=seed, seeds=seeds,
+                        lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
+                        log=log, label="+".join(mixers),
+                        task="count", n=n, vocab=vocab, mixers=mixers, d_model=d_model,
+                        heads=heads, kernel=kernel, batch=batch, eval_size=eval_size, device=dev)
+    cell = {"alternative": alternative, "attention_layers": k, "depth": depth,
+            "layers": "+".join(mixers), "kernel": kernel, "task": "count",
+            "majority": majority_accuracy("count", n, vocab), **run_info(dev)}
+    return cell_rows(runs, proto, **cell)

@@ -1,0 +1,60 @@
+"""What every trained-models job shares: its seeds, its protocol, its rows and its progress lines.
+
+- ``run_seeds``: one torch seed per training seed, each from its own stream ``rng.generator(seed,
+  "trained_models.<job>", **keys, seed=i)``, so adding seeds leaves the first ones unchanged;
+- ``protocol``: the stopping rule of a job (``expressivity.training_protocol.Protocol``) from its
+  settings;
+- ``cell_rows``: the rows of one cell (one per run) with the cell's summary over seeds and
+  learning rates (``expressivity.training_protocol.cell_summary``: verdict, mean, spread,
+  steps to the target) and the protocol's settings, so every table records its budget;
+- ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from expressivity.joblog import Progress
+from expressivity.rng import generator
+from expressivity.torch_runtime import torch_seed
+from expressivity.training_protocol import Protocol, cell_summary
+
+STAGE = "trained_models"
+
+
+def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:
+    """``seeds`` torch seeds of job ``job`` (its wildcards in ``keys``), one stream each."""
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    return tuple(torch_seed(generator(seed, f"{STAGE}.{job}", **keys, seed=i))
+                 for i in range(seeds))
+
+
+def protocol(*, target: float, budget: int, every: int, window: int,
+             min_gain: float) -> Protocol:
+    """The stopping rule of a job (validated by ``Protocol``)."""
+    return Protocol(target=target, budget=budget, every=every, window=window, min_gain=min_gain)
+
+
+def learning_rates(lr: float | Sequence[float]) -> list[float]:
+    """The learning-rate grid of a job: a list, or one number."""
+    grid = [float(x) for x in (lr if isinstance(lr, (list, tuple)) else [lr])]
+    if not grid or any(not 0 < x < float("inf") for x in grid):
+        raise ValueError(f"lr must be a number > 0 or a non-empty list of them, got {lr!r}")
+    return grid
+
+
+def cell_rows(runs: list[dict], proto: Protocol, **cell) -> list[dict]:
+    """One row per run: ``cell`` (the configuration), the run, the cell's summary
+    (``cell_summary``) and the protocol's settings."""
+    summary = cell_summary(runs)
+    settings = {"target": proto.target, "budget": proto.budget, "window": proto.window,
+                "min_gain": proto.min_gain}
+    return [{**cell, **run, **summary, **settings} for run in runs]
+
+
+def job_progress(log: logging.Logger | None, what: str, total: float) -> Progress | None:
+    """Progress lines (done/total steps, elapsed, remaining) to ``log``; None without one. The
+    total is the budget: runs stopped early make the remaining time an upper bound."""
+    return None if log is None else Progress(log, what, total)

@@ -1,0 +1,89 @@
+"""Segment pairs: exact structure, and the theorem they carry: hardmax and uniform attention (any
+weights) give the shared tokens equal outputs, softmax does not."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.accuracy_ceilings import blind_ceiling, pair_conflicts, token_ceiling
+from expressivity.attention import self_attention
+from expressivity.segment_pairs import check_segment_pair, segment_pair_dataset
+from expressivity.theorem1 import random_heads
+
+SIZES = {"vocab_size": 24, "d": 6, "n": 5, "N": 10, "pairs": 3, "n_classes": 2}
+
+
+def draw(seed=0, **kw):
+    return segment_pair_dataset(np.random.default_rng(seed), **{**SIZES, **kw})
+
+
+def test_dataset_structure():
+    sp = draw()
+    ds = sp.dataset
+    assert ds.sequences.shape == (10, 5) and sp.pairs.shape == (3, 2)
+    for (i_a, i_b), ends in zip(sp.pairs, sp.ends, strict=True):
+        shared = check_segment_pair(ds, int(i_a), int(i_b))
+        assert len(shared) == 3 and set(ends.tolist()) <= set(shared)
+        lab = [dict(zip(ds.sequences[i].tolist(), ds.labels[i].tolist(), strict=True))
+               for i in (i_a, i_b)]
+        assert any(lab[0][t] != lab[1][t] for t in ends.tolist())  # the forced conflict
+    c = pair_conflicts(ds, sp.pairs)
+    assert 3 <= c <= 9 and blind_ceiling(ds, sp.pairs) == 1 - c / 50
+    assert token_ceiling(ds) < 1
+    # the interior tokens are exact in float32, so the equal sums survive the cast
+    np.testing.assert_array_equal(ds.vocab.astype(np.float32).astype(float), ds.vocab)
+
+
+def test_same_seed_same_dataset():
+    a, b = draw(3), draw(3)
+    np.testing.assert_array_equal(a.dataset.vocab, b.dataset.vocab)
+    np.testing.assert_array_equal(a.dataset.labels, b.dataset.labels)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), heads=st.integers(1, 3), size=st.integers(1, 3),
+       scale=st.sampled_from([0.3, 1.0, 3.0]))
+def test_hardmax_and_uniform_are_blind_softmax_is_not(seed, heads, size, scale):
+    """Any one-layer attention: hardmax and uniform outputs at the shared tokens agree between the
+    two sequences of a pair (up to float64 rounding of the output); softmax separates them."""
+    rng = np.random.default_rng(seed)
+    sp = draw(seed % 50)
+    ds, (i_a, i_b) = sp.dataset, sp.pairs[0]
+    H = random_heads(rng, ds.d, heads, size, scale)  # noqa: N806
+    X = ds.inputs()
+    shared = sorted(set(ds.sequences[i_a]) & set(ds.sequences[i_b]))
+
+    def rows(sigma, beta, i):
+        Y = self_attention(X[i], H, sigma=sigma, beta=beta)  # noqa: N806
+        return np.array([Y[list(ds.sequences[i]).index(t)] for t in shared])
+
+    for sigma, beta in (("hardmax", 1.0), ("softmax", 0.0)):  # beta = 0: uniform attention
+        gap = np.abs(rows(sigma, beta, i_a) - rows(sigma, beta, i_b)).max()
+        assert gap <= 1e-12 * (1 + np.abs(rows(sigma, beta, i_a)).max())
+    assert np.abs(rows("softmax", 1.0, i_a) - rows("softmax", 1.0, i_b)).max() > 1e-9
+
+
+def test_check_segment_pair_refuses_other_pairs():
+    ds = draw().dataset
+    with pytest.raises(ValueError, match="differ in exactly two"):
+        check_segment_pair(ds, 6, 7)  # two random sequences
+    sp = draw()
+    moved = sp.dataset.vocab.copy()
+    moved[sp.dataset.sequences[sp.pairs[0, 0]]] += 1e-3  # break the equal sums
+    broken = dataclasses.replace(sp.dataset, vocab=moved)
+    with pytest.raises(ValueError, match="sums|segment"):
+        check_segment_pair(broken, *sp.pairs[0])
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="n must be an integer >= 4"):
+        draw(n=3)
+    with pytest.raises(ValueError, match="pairs=6 needs N >= 12"):
+        draw(pairs=6)
+    with pytest.raises(ValueError, match="r_min"):
+        draw(r_max=5.0)
+    with pytest.raises(ValueError, match="further sequences"):
+        draw(vocab_size=5, N=20, pairs=2)

@@ -1,0 +1,77 @@
+"""Unit tests: the torch search (run here on the CPU, the path a GPU takes) against the reference
+search: equal d_min and d_stable wherever the recorded decision margin exceeds the rounding bound,
+slacks equal within that bound."""
+
+import math
+
+import numpy as np
+import pytest
+
+from expressivity.approximation_check import logit_values
+from expressivity.fixed_module import coupled_factors
+from expressivity.one_pass_search import d_grid, one_pass_search, search_d_min
+from expressivity.reference.sparse_approximation import naive_search
+from expressivity.sparse_target import make_target
+from expressivity.torch_search import block_rows, one_pass_search_torch, torch_device
+
+EPS_R, EPS_Z = 1.0, 0.1
+
+
+@pytest.mark.parametrize(("kind", "n", "k", "form", "seed", "prune"), [
+    ("permutations", 48, 1, "row", 0, True), ("permutations", 64, 2, "row", 1, False),
+    ("band", 40, 3, "row", 2, True), ("block", 50, 2, "column", 3, True),
+    ("permutations", 33, 2, "column", 4, False),
+])
+def test_torch_search_equals_the_reference(kind, n, k, form, seed, prune):
+    rng = np.random.default_rng(seed)
+    T = make_target(kind, n, k, 4.0, rng)
+    grid = d_grid(8, 1500, 0.05, 8)
+    QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]), form)
+    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=7, prune=prune)
+    slow = naive_search(T, QT, KT, grid, EPS_R, EPS_Z, block=16)
+    assert fast.rounding_tol == slow.rounding_tol
+    assert fast.decision_margin > fast.rounding_tol and slow.decided
+    assert fast.d_min == slow.d_min and not math.isnan(fast.d_min)
+    assert fast.d_stable == slow.d_stable or (math.isnan(fast.d_stable)
+                                              and math.isnan(slow.d_stable))
+    passing = slow.slack >= 0
+    assert np.array_equal(fast.slack >= 0, passing)
+    assert np.allclose(fast.slack[passing], slow.slack[passing], rtol=0, atol=slow.rounding_tol)
+    if not prune:
+        assert np.allclose(fast.slack, slow.slack, rtol=0, atol=slow.rounding_tol)
+        assert np.array_equal(fast.row_first, slow.row_first)
+        assert np.array_equal(fast.row_last_fail, slow.row_last_fail)
+
+
+def test_torch_search_reports_progress_and_matches_numpy_on_a_larger_case():
+    rng = np.random.default_rng(11)
+    T = make_target("permutations", 300, 2, 4.0, rng)
+    grid = d_grid(16, 2500, 0.05, 16)
+    QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]))
+    seen = []
+    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=64,
+                                 progress=lambda done, total: seen.append((done, total)))
+    ref = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=64)
+    assert seen == [(r, 300) for r in (64, 128, 192, 256, 300)]
+    assert fast.d_min == ref.d_min and fast.d_stable == ref.d_stable
+    assert fast.decision_margin > fast.rounding_tol
+
+
+def test_devices():
+    """"cpu" stays the numpy path; "auto" falls back to it without a GPU; "cuda" without a GPU
+    is refused; unknown names are refused. A GPU block fills BLOCK_BYTES."""
+    import torch
+
+    assert torch_device("cpu") == "cpu"
+    T = make_target("permutations", 64, 1, 4.0, np.random.default_rng(0))
+    res = search_d_min(T, np.random.default_rng(1), EPS_R, EPS_Z, 400, d_start=16, min_step=8,
+                       resolution=0.05, device="auto")
+    assert res.meta["device"] == torch_device("auto")
+    if not torch.cuda.is_available():
+        assert res.meta["device"] == "cpu"
+        with pytest.raises(ValueError, match="no GPU"):
+            torch_device("cuda")
+    with pytest.raises(ValueError, match="device must"):
+        search_d_min(T, np.random.default_rng(1), EPS_R, EPS_Z, 400, device="tpu")
+    assert block_rows(1000, 64, torch.device("cpu")) == 64
+    assert block_rows(2**17, 64, torch.device("cuda")) == 1024
