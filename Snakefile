@@ -39,6 +39,7 @@ rule all:
     input:
         [path for stage in STAGES for path in stage_outputs(stage)],
         "results/claims.csv",
+        "figures/run/plan_vs_measured.png",
 
 
 onsuccess:

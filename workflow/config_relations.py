@@ -184,6 +184,64 @@ def _below_depth(layers, depth):
             "always run; larger values would be silently dropped)")
 
 
+def _ablation(heads, head_sizes, full_rank, d):
+    """The heads/rank claim compares h = s = 1 with a larger setting, each run once."""
+    if 1 not in heads or 1 not in head_sizes:
+        return ("the ablation's claim compares one head of size 1 (h = s = 1) with larger settings: "
+                "1 must be among heads and among head_sizes")
+    if full_rank and d in head_sizes:
+        return (f"full_rank adds head size s = d = {d}, already in head_sizes: the same cell would "
+                "run twice (drop it from head_sizes or set full_rank: false)")
+    if max(heads) == 1 and max(head_sizes) == 1 and not (full_rank and d > 1):
+        return "the ablation needs a setting beyond h = s = 1 (more heads, a larger head, full_rank)"
+    return None
+
+
+def _alone_among(layers):
+    if 0 in layers:
+        return None
+    return ("0 (each alternative alone) must be among them: the claim compares all attention with "
+            "the best alternative alone")
+
+
+#: Grid points per sign of a memorization token at d = 1 (norms in [1, 2] on the 2^-12 grid of
+#: ``expressivity.segment_pairs``).
+LINE_POINTS = 2 * (2**12 + 1)
+
+
+def _line_fits(d, vocab_size, pairs, heads_pairs):
+    """At d = 1 the tokens of a segment-pair dataset are distinct points of a finite grid."""
+    tokens = vocab_size + 4 * max(pairs, heads_pairs)
+    if d > 1 or 2 * tokens <= LINE_POINTS:
+        return None
+    return (f"at d = 1 the vocabulary and the 4 interior tokens per segment pair ({tokens} tokens) "
+            f"must be distinct points of a line grid of {LINE_POINTS}: at most half of it "
+            f"({LINE_POINTS // 2}) can be drawn at random; raise d or lower vocab_size or pairs")
+
+
+def _grids(inv_delta, d, n) -> int:
+    """The smallest grid (1/delta)^(n d) of the lists ``inv_delta``, ``d``, ``n``."""
+    return min(_values(inv_delta)) ** (min(_values(n)) * min(_values(d)))
+
+
+def _some_grid(inv_delta, d, n, budget):
+    smallest = _grids(inv_delta, d, n)
+    if smallest <= budget:
+        return None
+    return (f"every grid is over the budget (the smallest has {smallest} inputs), so no grid would "
+            "be checked and its claims not evaluated: lower inv_delta, d or n, or raise the budget")
+
+
+def _least_squares(d, degree, n_train):
+    tokens = math.comb(d + degree, degree)
+    need = 11 * (tokens + 1)
+    if min(n_train) >= need:
+        return None
+    return (f"the least-squares excess risk sigma^2 T / (N - T - 1) with T = C(d + degree, degree) "
+            f"= {tokens} features has a log-log slope within 0.1 of -1 only for N >= 11 (T + 1) = "
+            f"{need}; the smallest N is {min(n_train)}")
+
+
 def _jl_has_n(sweep_n, n_max):
     if min(sweep_n) <= n_max:
         return None
@@ -244,6 +302,9 @@ RELATIONS: list[Relation] = [
     at_most(f"{SA}.module.example_k", f"{SA}.module.n", "the heatmap example needs example_k <= n"),
     at_most(f"{SA}.vary.k", f"{SA}.vary.n", "an n x n target has at most n nonzeros per row"),
     Relation((f"{SA}.sweep.n", f"{SA}.jl.n_max"), _jl_has_n),
+    at_most(f"{SA}.optimised.k", f"{SA}.optimised.n",
+            "the optimised inputs are searched for targets with every optimised.k at every "
+            "optimised.n, so k <= n"),
     at_most(f"{MEM}.theory.n", f"{MEM}.theory.V",
             "every sequence length n must be at most every |V| (n distinct tokens per sequence)"),
     at_most(f"{MEM}.search.n", f"{MEM}.search.V",
@@ -253,6 +314,11 @@ RELATIONS: list[Relation] = [
     tokens_fit("search"),
     tokens_fit("curve"),
     Relation((f"{MEM}.n_classes",), _two_classes),
+    Relation((f"{UA}.lemma6.inv_delta", f"{UA}.lemma6.d", f"{UA}.lemma6.n", f"{UA}.grid_budget"),
+             _some_grid),
+    Relation(tuple(f"{UA}.sparse_mapping.{k}" for k in ("inv_delta", "d", "n", "grid_budget")),
+             _some_grid),
+    Relation(tuple(f"{UA}.regression.{k}" for k in ("d", "degree", "n_train")), _least_squares),
     Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
                                          "approximation.d", "grid_budget",
                                          "approximation.memorization_budget")),
@@ -267,6 +333,11 @@ RELATIONS: list[Relation] = [
     Relation((f"{TM}.mixers.kernel",), _odd),
     Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
     Relation((f"{TM}.mixers.depth", f"{TM}.mixers.kernel", f"{TM}.mixers.n"), _conv_covers),
+    Relation((f"{TM}.mixers.attention_layers",), _alone_among),
+    Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",
+              f"{TM}.memorization.d"), _ablation),
+    Relation((f"{TM}.memorization.d", f"{TM}.memorization.vocab_size", f"{TM}.memorization.pairs",
+              f"{TM}.heads_rank.pairs"), _line_fits),
 ]
 
 

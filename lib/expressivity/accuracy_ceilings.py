@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from expressivity.arguments import finite_array
 from expressivity.datasets import TokenDataset
 from expressivity.segment_pairs import check_segment_pair
 
@@ -55,7 +56,9 @@ def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
     ``k`` is therefore a function of (token, that extreme/mean): each group of equal keys can carry
     one label, and the ceiling is the sum of the groups' majority counts over ``n N``.
     """
-    w = np.asarray(w, dtype=float).reshape(-1)
+    w = finite_array("w", w).reshape(-1)
+    if w.size != ds.d:
+        raise ValueError(f"w must have d = {ds.d} entries (a projection of the tokens), got {w.size}")
     z = ds.vocab @ w
     zs = z[ds.sequences]
     groups: dict[object, dict[int, int]] = {}

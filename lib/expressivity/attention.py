@@ -16,34 +16,12 @@ where row ``k`` of ``Q K^T`` holds the scores of query ``k`` over all keys ``j``
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-
-def _finite_number(name: str, value) -> float:
-    """``value`` as a float; a ``ValueError`` naming ``name`` unless it is a finite real number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return number
-
-
-def _finite_array(name: str, value, min_ndim: int = 1) -> np.ndarray:
-    """``value`` as a float array with at least ``min_ndim`` axes and no NaN or infinity (the
-    message names ``name`` and the first bad entry)."""
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim < min_ndim or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty array with at least {min_ndim} axis(es), "
-                         f"got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite, got {arr[where]} at index {where}")
-    return arr
+from expressivity.arguments import finite_array as _finite_array
+from expressivity.arguments import finite_number as _finite_number
 
 
 def _check_mask(mask: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:

@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from expressivity.arguments import integer as _integer
 from expressivity.datasets import TokenDataset, validate_dataset
 from expressivity.rank1.contexts import exact_projections_rational
 from expressivity.theorem1 import THEOREM1_LABELS, THEOREM1_TOKENS
@@ -78,12 +79,6 @@ class EqualPowerSumPair:
     shared: np.ndarray
     family: str
     generators: tuple[int, ...]
-
-
-def _integer(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 def prouhet_sets(c: Sequence[int]) -> tuple[list[int], list[int]]:

@@ -23,6 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 
 def inverse_delta(delta) -> int:
     """``m`` for ``delta = 1/m`` with an integer ``m >= 2``; anything else raises ``ValueError``.
@@ -63,7 +65,9 @@ def grid_size(base: int, n: int, d: int) -> int:
 
 
 def check_budget(size: int, budget: int, what: str = "grid") -> None:
-    """Refuse a grid of ``size`` inputs over ``budget`` (before any work), naming both."""
+    """Refuse a grid of ``size`` inputs over ``budget`` (before any work), naming both; a budget
+    that is not an integer >= 1 (NaN would let every grid through) is refused naming it."""
+    integer("budget", budget, 1)
     if size > budget:
         raise ValueError(f"{what} has {size} inputs, over the budget of {budget}; "
                          "lower 1/delta, d or n, or raise the budget")

@@ -44,6 +44,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from expressivity.arguments import index
+from expressivity.arguments import integer as _integer
 from expressivity.datasets import TokenDataset, n_token_sets, validate_dataset
 
 #: Positions of the interior tokens on the segment [p, q] in S_A and in S_B (equal sums).
@@ -68,12 +70,6 @@ class SegmentPairDataset:
     ends: np.ndarray
 
 
-def _integer(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
 def _grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
                 r_max: float) -> np.ndarray:
     """Random tokens (uniform directions, norms uniform in [r_min, r_max]) rounded to the grid."""
@@ -83,6 +79,32 @@ def _grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
     return np.round(tokens * 2**GRID_BITS) / 2**GRID_BITS
 
 
+#: Rounds of redrawing coinciding grid tokens before giving up (each round redraws only the
+#: repeats; at d >= 2 a repeat is practically never drawn, at d = 1 a few rounds suffice).
+REDRAWS = 100
+
+
+def _distinct_grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
+                         r_max: float) -> np.ndarray:
+    """``_grid_vocab`` with tokens that rounded onto an earlier one redrawn (the generator draws
+    nothing more when no two coincide). A ``ValueError`` names ``d`` and ``vocab_size`` when the
+    grid is too small for them."""
+    base = _grid_vocab(rng, vocab_size, d, r_min, r_max)
+    for _ in range(REDRAWS):
+        _, first = np.unique(base, axis=0, return_index=True)
+        repeats = np.setdiff1d(np.arange(vocab_size), first)
+        if repeats.size == 0:
+            return base
+        base[repeats] = _grid_vocab(rng, repeats.size, d, r_min, r_max)
+    raise ValueError(f"vocab_size={vocab_size} distinct tokens with norms in [{r_min}, {r_max}] on "
+                     f"the 2^-{GRID_BITS} grid in d={d} could not be drawn; raise d or lower "
+                     "vocab_size")
+
+
+def _token_key(x: np.ndarray) -> bytes:
+    return (x + 0.0).tobytes()  # + 0.0: -0.0 and 0.0 are the same coordinate
+
+
 def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n: int,
                          N: int, pairs: int, n_classes: int, r_min: float = 1.0,  # noqa: N803
                          r_max: float = 2.0) -> SegmentPairDataset:
@@ -90,7 +112,10 @@ def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n
 
     Needs ``n >= 4`` (two segment ends and two interior tokens), ``2 pairs <= N``, enough segments
     (``pairs <= C(vocab_size, 2)``) and enough token sets for the other sequences; ``0 < r_min <=
-    r_max < 4``; ``n_classes >= 2``. A ``ValueError`` names the argument otherwise.
+    r_max < 4``; ``n_classes >= 2``. A ``ValueError`` names the argument otherwise. Every token is
+    a distinct point: grid tokens that round onto an earlier one are redrawn, and a segment whose
+    interior tokens meet an earlier token (or 0) is passed over (both only happen in practice at
+    d = 1, where the grid holds ``2 (2^GRID_BITS (r_max - r_min) + 1)`` points).
     """
     vocab_size = _integer("vocab_size", vocab_size, 2)
     d, n, N = _integer("d", d, 1), _integer("n", n, 4), _integer("N", N, 2)  # noqa: N806
@@ -109,21 +134,32 @@ def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n
         raise ValueError(f"N - 2 pairs = {others} further sequences need as many distinct sets of "
                          f"n={n} tokens, but C({vocab_size}, {n}) = "
                          f"{n_token_sets(vocab_size, n)}")
-    base = _grid_vocab(rng, vocab_size, d, r_min, r_max)
+    base = _distinct_grid_vocab(rng, vocab_size, d, r_min, r_max)
     ends: list[tuple[int, int]] = []
     taken: set[tuple[int, int]] = set()
+    interior: list[np.ndarray] = []
+    tokens_seen = {_token_key(x) for x in base}
     while len(ends) < pairs:
+        if len(taken) == vocab_size * (vocab_size - 1) // 2:
+            raise ValueError(f"pairs={pairs} segments whose interior tokens are new points could "
+                             f"not be found among the vocab_size={vocab_size} tokens in d={d}; "
+                             "raise d or vocab_size")
         p, q = (int(t) for t in rng.choice(vocab_size, size=2, replace=False))
-        if (min(p, q), max(p, q)) not in taken:
-            taken.add((min(p, q), max(p, q)))
-            ends.append((p, q))
-    interior, seqs, labels, pair_rows = [], [], [], []
+        if (min(p, q), max(p, q)) in taken:
+            continue
+        taken.add((min(p, q), max(p, q)))
+        inner = [base[p] + float(s) * (base[q] - base[p]) for s in (*POSITIONS_A, *POSITIONS_B)]
+        keys = {_token_key(x) for x in inner}
+        if len(keys) < 4 or keys & tokens_seen or not all(x.any() for x in inner):
+            continue  # an interior token on an earlier token or at 0 (in practice only at d = 1)
+        tokens_seen |= keys
+        ends.append((p, q))
+        interior += inner
+    seqs, labels, pair_rows = [], [], []
     for i, (p, q) in enumerate(ends):
         rest = rng.permutation([t for t in range(vocab_size) if t not in (p, q)])[: n - 4]
         shared = [p, q, *(int(t) for t in rest)]
         first = vocab_size + 4 * i
-        for s in (*POSITIONS_A, *POSITIONS_B):
-            interior.append(base[p] + float(s) * (base[q] - base[p]))
         lab_a = rng.integers(0, n_classes, size=n)
         lab_b = rng.integers(0, n_classes, size=n)
         forced = int(rng.integers(0, 2))  # p or q: its label differs between the two sequences
@@ -162,6 +198,7 @@ def check_segment_pair(ds: TokenDataset, i_a: int, i_b: int) -> list[int]:
     arithmetic on the stored floats, that they form a segment pair: each has two tokens the other
     lacks, both pairs of them sum to the same vector, and all four lie strictly inside a segment
     between two shared tokens. A ``ValueError`` says which condition fails."""
+    i_a, i_b = index("i_a", i_a, len(ds.sequences)), index("i_b", i_b, len(ds.sequences))
     set_a, set_b = set(ds.sequences[i_a].tolist()), set(ds.sequences[i_b].tolist())
     only_a, only_b, shared = sorted(set_a - set_b), sorted(set_b - set_a), sorted(set_a & set_b)
     if len(only_a) != 2 or len(only_b) != 2:

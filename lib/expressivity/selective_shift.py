@@ -56,6 +56,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from expressivity.arguments import finite_array as _finite_array
+from expressivity.arguments import finite_number as _finite_number
+from expressivity.arguments import integer as _check_count
 from expressivity.assumption1 import hamiltonian_path, reach_steps
 from expressivity.attention import Head, attention_weights
 from expressivity.quantization import check_inverse_delta
@@ -63,13 +66,6 @@ from expressivity.quantization import check_inverse_delta
 #: float64 integers are exact (and ordered exactly by the hardmax scores) below this bound.
 FLOAT64_EXACT = 2**52
 INT64_SAFE = 2**62
-
-
-def _check_count(name: str, value, lowest: int) -> int:
-    """``value`` as an int ``>= lowest``; a ``ValueError`` naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
-        raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -124,8 +120,17 @@ class ShiftNetwork:
 
 
 def codes(digits: np.ndarray, base: int) -> np.ndarray:
-    """``u . k`` for digits ``(..., d)``: the base-``base`` code (int64; object beyond int64)."""
-    digits = np.asarray(digits)
+    """``u . k`` for digits ``(..., d)``: the base-``base`` code (int64; object beyond int64).
+    The digits must be integers in ``0..base-1`` (else the code is not injective)."""
+    base, digits = _check_count("base", base, 2), np.asarray(digits)
+    whole = digits.dtype == object or np.issubdtype(digits.dtype, np.integer) or (
+        np.isfinite(digits).all() and np.array_equal(digits, np.round(digits)))
+    if digits.ndim < 1 or (digits.size and not (
+            whole and digits.min() >= 0 and digits.max() < base)):
+        raise ValueError(f"digits must be integers in 0..{base - 1} along a last axis, got "
+                         f"dtype {digits.dtype}, shape {digits.shape}")
+    if digits.dtype != object:
+        digits = digits.astype(np.int64)  # float64 integers (quantize's digits) as integers
     d = digits.shape[-1]
     if base ** d >= INT64_SAFE:
         u = np.array([base**i for i in range(d)], dtype=object)
@@ -148,7 +153,10 @@ def dense_network(m: int, d: int, n: int) -> ShiftNetwork:
 
 def positional_offsets(n: int, m: int, path: list[int] | None = None) -> np.ndarray:
     """``E / delta``: position ``path[i]`` gets offset ``i m`` on every digit, ``(n,)`` int."""
+    n, m = _check_count("n", n, 1), check_inverse_delta(m)
     path = list(range(n)) if path is None else path
+    if sorted(np.asarray(path).tolist()) != list(range(n)):
+        raise ValueError(f"path must be an order of the positions 0..{n - 1}, got {path!r}")
     off = np.zeros(n, dtype=np.int64)
     off[np.asarray(path)] = np.arange(n) * m
     return off
@@ -350,6 +358,7 @@ def compare_with_reference(net: ShiftNetwork, digits: np.ndarray, q) -> dict:
     round); inputs that differ are recomputed with ``run_attention_exact``. Returns the float64
     mismatching entries, the inputs rechecked, and the mismatches left in exact arithmetic."""
     qa = run_attention(net, digits, "hardmax")
+    _check_outputs(q, qa.shape)
     qf = np.asarray(q, dtype=float)
     bad = np.flatnonzero(np.any(qa != qf, axis=1))
     exact_mism = 0
@@ -369,6 +378,10 @@ def run_attention(net: ShiftNetwork, digits: np.ndarray, sigma: str = "hardmax",
     (batched over the inputs; masked where the layer has a pattern). Exact only while
     ``net.float64_exact``.
     """
+    if sigma not in ("softmax", "hardmax"):
+        raise ValueError(f"sigma must be 'softmax' or 'hardmax', got {sigma!r}")
+    if not _finite_number("beta", beta) > 0:
+        raise ValueError(f"beta (an inverse temperature) must be > 0, got {beta!r}")
     digits = check_digits(net, digits)
     if net.positional:
         digits = digits + positional_offsets(net.n, net.m, net.path)[:, None]
@@ -398,6 +411,7 @@ def contextual_properties(net: ShiftNetwork, digits: np.ndarray, q: np.ndarray) 
     token lies outside ``[t_l, t_r]``. Returns counts of violations and ``t_l``, ``t_r``.
     """
     c = input_codes(net, digits)
+    _check_outputs(q, c.shape)
     cs = np.sort(c, axis=1)
     distinct = np.all(cs[:, 1:] != cs[:, :-1], axis=1)
     qd, cd = q[distinct], c[distinct]
@@ -441,6 +455,12 @@ def contextual_properties(net: ShiftNetwork, digits: np.ndarray, q: np.ndarray) 
     }
 
 
+def _check_outputs(q, shape: tuple[int, ...]) -> None:
+    """The outputs ``q`` of a network on inputs whose codes have ``shape`` ``(N, n)``."""
+    if np.shape(q) != shape:
+        raise ValueError(f"q must have the shape (N, n) = {shape} of the inputs, got {np.shape(q)}")
+
+
 def code_separation(q) -> tuple[np.ndarray, float]:
     """The distinct codes of ``q`` (every entry of every input), sorted, and the ``margin``: half
     the smallest gap between two of them (``inf`` for a single code). A value mapping reads a code
@@ -448,6 +468,8 @@ def code_separation(q) -> tuple[np.ndarray, float]:
     codes = np.unique(np.asarray(q, dtype=float).ravel())
     if codes.size == 0:
         raise ValueError("q holds no code")
+    if not np.isfinite(codes).all():
+        raise ValueError("q must hold finite codes, got NaN or an infinity")
     if not np.array_equal(codes, np.unique(np.asarray(q).ravel()).astype(float)):
         raise ValueError("codes are not distinct in float64 (values beyond 2^53)")
     gaps = np.diff(codes)
@@ -463,6 +485,9 @@ def softmax_deviation(qa: np.ndarray, q, codes: np.ndarray) -> dict:
     qf = np.asarray(q, dtype=float)
     if qa.shape != qf.shape:
         raise ValueError(f"qa has shape {qa.shape}, q has {qf.shape}")
+    codes = _finite_array("codes", codes)
+    if codes.ndim != 1 or np.any(np.diff(codes) <= 0):
+        raise ValueError("codes must be the increasing list of distinct codes (code_separation)")
     finite = np.isfinite(qa)
     err = np.where(finite, np.abs(qa - qf), np.inf)
     pos = np.clip(np.searchsorted(codes, np.where(finite, qa, 0.0)), 1, max(1, len(codes) - 1))
@@ -516,4 +541,5 @@ def contextual_all_distinct(q) -> int:
 
 def float64_exact_by_formula(m: int, d: int, n: int) -> bool:
     """The notes' criterion for the dense network: ``(2n+1) d log2(1/delta) < 53``."""
+    m, d, n = check_inverse_delta(m), _check_count("d", d, 1), _check_count("n", n, 1)
     return (2 * n + 1) * d * math.log2(m) < 53

@@ -20,6 +20,12 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
+from expressivity.arguments import integer
+
+
+def _sizes(batch: int, n: int, vocab: int) -> tuple[int, int, int]:
+    return integer("batch", batch, 1), integer("n", n, 1), integer("vocab", vocab, 1)
+
 
 def copy_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
     """Copy the first half into the second half (our small copying task, [O]).
@@ -28,6 +34,7 @@ def copy_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
     (B, n)`` and ``scored: (B, n)`` bool: position ``n/2 + i`` must output token ``i`` (only the
     second half is scored). Needs even ``n``.
     """
+    batch, n, vocab = _sizes(batch, n, vocab)
     if n % 2 or n < 2:
         raise ValueError(f"copying needs an even length n >= 2, got {n}")
     half = n // 2
@@ -45,8 +52,8 @@ def count_task(rng: np.random.Generator, batch: int, n: int, vocab: int, cap: in
     A permutation-equivariant task that needs the whole sequence ([O]). Tokens are ``0..vocab-1``;
     labels are ``1..cap`` (class ``cap`` means "``cap`` or more"); every position is scored.
     """
-    if vocab < 1 or cap < 1:
-        raise ValueError(f"need vocab, cap >= 1, got {vocab}, {cap}")
+    batch, n, vocab = _sizes(batch, n, vocab)
+    cap = integer("cap", cap, 1)
     tokens = rng.integers(0, vocab, size=(batch, n))
     counts = (tokens[:, :, None] == tokens[:, None, :]).sum(-1)
     return tokens, np.minimum(counts, cap), np.ones((batch, n), dtype=bool)
@@ -57,6 +64,7 @@ TASKS: dict[str, Callable] = {"copy": copy_task, "count": count_task}
 
 def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
     """(input vocabulary size, number of output classes) of a task."""
+    vocab, cap = integer("vocab", vocab, 1), integer("cap", cap, 1)
     if task == "copy":
         return vocab + 1, vocab + 1
     if task == "count":
@@ -71,8 +79,7 @@ def majority_accuracy(task: str, n: int, vocab: int, cap: int = 6) -> float:
     1 / vocab)`` capped at ``cap``."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
-    if n < 1 or vocab < 1 or cap < 1:
-        raise ValueError(f"need n, vocab, cap >= 1, got {n}, {vocab}, {cap}")
+    n, vocab, cap = integer("n", n, 1), integer("vocab", vocab, 1), integer("cap", cap, 1)
     if task == "copy":
         return 1.0 / vocab
     others = stats.binom(n - 1, 1.0 / vocab)

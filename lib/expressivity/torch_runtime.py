@@ -35,6 +35,25 @@ def configure_torch(threads: int = 1, device: str = "cpu") -> torch.device:
     return torch.device(device)
 
 
+def check_device(device) -> torch.device:
+    """``device`` as a ``torch.device``: None is the CPU; a ``torch.device`` or a name torch knows
+    (``"cpu"``, ``"cuda"``, ``"cuda:1"``). A ``ValueError`` names ``device`` for an unknown name or
+    CUDA without a GPU (``"auto"`` is resolved by ``configure_torch``)."""
+    if device is None:
+        return torch.device("cpu")
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be a torch.device or its name, got {device!r}")
+    try:
+        device = torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"device must be 'cpu' or 'cuda' (a torch device), got {device!r}") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda' (a torch device), got {str(device)!r}")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {str(device)!r} requested but torch sees no GPU")
+    return device
+
+
 def device_name(device: torch.device) -> str:
     """``"cpu"`` or ``"cuda:<GPU name>"``, for the CSV."""
     if device.type == "cuda":

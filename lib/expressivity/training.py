@@ -30,17 +30,23 @@ import numpy as np
 import torch
 from torch.func import functional_call, stack_module_state
 
+from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
 from expressivity.joblog import Progress
 from expressivity.tasks import TASKS, task_classes
-from expressivity.torch_runtime import torch_seed
+from expressivity.torch_runtime import check_device, torch_seed
 from expressivity.training_protocol import Monitor, Protocol
-from expressivity.transformer_models import SIGMAS, SequenceEncoder, TokenClassifier
+from expressivity.transformer_models import SIGMAS, SequenceEncoder, TokenClassifier, check_seeds
 
 
 def _check_lr(lr: float) -> None:
-    if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
+    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+
+
+def _check_protocol(protocol) -> None:
+    if not isinstance(protocol, Protocol):
+        raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
 
 
 def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: Protocol,
@@ -59,12 +65,13 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
     ``done_before``.
     """
     _check_lr(lr)
+    _check_protocol(protocol)
     if sigma not in SIGMAS:
         raise ValueError(f"sigma must be one of {SIGMAS}, got {sigma!r}")
-    if record_every < 1:
-        raise ValueError(f"record_every must be >= 1, got {record_every}")
-    device = torch.device("cpu") if device is None else device
-    seeds = tuple(int(s) for s in seeds)
+    record_every = integer("record_every", record_every, 1)
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise ValueError(f"dtype must be a floating-point torch dtype, got {dtype!r}")
+    device, seeds = check_device(device), check_seeds(seeds)
     model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, w_fixed,
                             dtype, seeds).to(device)
     X = torch.as_tensor(ds.inputs(), dtype=dtype, device=device)
@@ -131,10 +138,11 @@ def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab:
     if sampler is None:
         raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
     _check_lr(lr)
-    if batch < 1 or eval_size < 1 or not rngs:
-        raise ValueError(f"need batch, eval_size >= 1 and a generator, got {batch}, {eval_size}, "
-                         f"{len(rngs)} generators")
-    device = torch.device("cpu") if device is None else device
+    _check_protocol(protocol)
+    batch, eval_size = integer("batch", batch, 1), integer("eval_size", eval_size, 1)
+    if not rngs or not all(isinstance(rng, np.random.Generator) for rng in rngs):
+        raise TypeError(f"rngs must be a non-empty list of numpy Generators, got {rngs!r}")
+    device = check_device(device)
     n_in, n_out = task_classes(task, vocab)
 
     def draw(size: int) -> list[torch.Tensor]:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import finite_number
+
 OUTCOMES = ("reached", "plateau", "diverged", "budget")
 REACHES, PLATEAUS, MIXED, UNDECIDED = (
     "reaches the target", "plateaus below it", "seed-dependent", "not evaluated")
@@ -86,6 +88,7 @@ class Monitor:
     def observe(self, step: int, loss: float, accuracy: float) -> bool:
         if self.outcome is not None:
             return True
+        accuracy = _accuracy("accuracy", accuracy)
         p = self.protocol
         if self.steps and step <= self.steps[-1]:
             raise ValueError(f"steps must increase: {step} after {self.steps[-1]}")
@@ -120,6 +123,22 @@ class Monitor:
         return {"outcome": self.outcome, "stopped_at": self.stopped_at,
                 "steps_to_target": self.steps_to_target, "loss": self.loss,
                 "accuracy": self.accuracy}
+
+
+def _accuracy(name: str, value) -> float:
+    """An accuracy: a number in [0, 1] (NaN would silently never reach the target)."""
+    value = finite_number(name, value)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
+def _check_runs(runs: Sequence[Mapping]) -> None:
+    """Each run's learning rate (finite, > 0) and final accuracy (in [0, 1])."""
+    for i, run in enumerate(runs):
+        if not finite_number(f"runs[{i}]['lr']", run["lr"]) > 0:
+            raise ValueError(f"runs[{i}]['lr'] must be > 0, got {run['lr']!r}")
+        _accuracy(f"runs[{i}]['accuracy']", run["accuracy"])
 
 
 def seeds_verdict(outcomes: Sequence[str]) -> str:
@@ -157,6 +176,8 @@ def cell_verdict(outcomes_by_lr: Mapping[float, Sequence[str]]) -> str:
 def best_lr(runs: Iterable[Mapping]) -> float:
     """The learning rate a cell is reported at: among those whose seeds all reach the target the
     one with the fewest mean steps to it, otherwise the one with the highest mean accuracy."""
+    runs = list(runs)
+    _check_runs(runs)
     by_lr: dict[float, list[Mapping]] = {}
     for run in runs:
         by_lr.setdefault(float(run["lr"]), []).append(run)

@@ -40,8 +40,24 @@ import numpy as np
 import torch
 from torch import nn
 
+from expressivity.arguments import finite_array, integer
+
 SIGMAS = ("softmax", "hardmax", "uniform")
 MIXERS = ("attention", "bilinear", "conv")
+
+
+def check_seeds(seeds) -> tuple[int, ...]:
+    """``seeds`` as a non-empty tuple of integers >= 0 (one per replica)."""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed (one per replica), got none")
+    return tuple(integer(f"seeds[{i}]", s, 0) for i, s in enumerate(seeds))
+
+
+def _check_tokens_in(X: torch.Tensor, d: int) -> None:
+    """Token vectors ``X: (B, n, d)``."""
+    if X.ndim != 3 or X.shape[-1] != d:
+        raise ValueError(f"X must have shape (B, n, d) with d = {d}, got {tuple(X.shape)}")
 
 
 def _hardmax(S: torch.Tensor) -> torch.Tensor:
@@ -90,9 +106,8 @@ class TiedAttention(nn.Module):
                  w_fixed: np.ndarray | None = None, dtype=torch.float64,
                  seeds: tuple[int, ...] = (0,)):
         super().__init__()
-        if heads < 1 or head_size < 1 or d < 1 or not seeds:
-            raise ValueError(f"need d, heads, head_size >= 1 and a seed, got {d}, {heads}, "
-                             f"{head_size}, {seeds}")
+        d, heads = integer("d", d, 1), integer("heads", heads, 1)
+        head_size, seeds = integer("head_size", head_size, 1), check_seeds(seeds)
         self.d, self.heads, self.head_size = d, heads, head_size
         w, W_O = [], []  # noqa: N806
         for seed in seeds:
@@ -103,7 +118,7 @@ class TiedAttention(nn.Module):
         if w_fixed is None:
             self.w = nn.Parameter(torch.stack(w))
         else:
-            w_fixed = np.asarray(w_fixed, dtype=float)
+            w_fixed = finite_array("w_fixed", w_fixed)
             if w_fixed.shape != (heads, d, head_size):
                 raise ValueError(f"w_fixed has shape {w_fixed.shape}; expected "
                                  f"{(heads, d, head_size)}")
@@ -117,6 +132,7 @@ class TiedAttention(nn.Module):
         return self._weights(self._project(X), sigma)
 
     def _project(self, X: torch.Tensor) -> torch.Tensor:
+        _check_tokens_in(X, self.d)
         return torch.einsum("bnd,rhds->rbhns", X, self.w)
 
     def _weights(self, Z: torch.Tensor, sigma: str) -> torch.Tensor:
@@ -143,9 +159,10 @@ class TokenClassifier(nn.Module):
                  w_fixed: np.ndarray | None = None, dtype=torch.float64,
                  seeds: tuple[int, ...] = (0,)):
         super().__init__()
-        if width < 1 or n_classes < 1:
-            raise ValueError(f"need width, n_classes >= 1, got {width}, {n_classes}")
-        seeds = tuple(int(s) for s in seeds)
+        d, width = integer("d", d, 1), integer("width", width, 1)
+        n_classes, heads = integer("n_classes", n_classes, 1), integer("heads", heads, 0)
+        seeds = check_seeds(seeds)
+        self.d = d
         self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype, seeds) if heads > 0
                           else None)
         params = {"W_1": [], "b_1": [], "W_2": [], "b_2": []}
@@ -164,6 +181,7 @@ class TokenClassifier(nn.Module):
         return int(self.W_1.shape[0])
 
     def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
+        _check_tokens_in(X, self.d)
         if self.attention is None:
             H = X.expand(self.replicas, *X.shape)
         else:
@@ -193,6 +211,7 @@ class MaskedSelfAttention(nn.Module):
 
     def __init__(self, d_model: int, heads: int, mask: np.ndarray | None = None):
         super().__init__()
+        d_model, heads = integer("d_model", d_model, 1), integer("heads", heads, 1)
         if d_model % heads:
             raise ValueError(f"d_model={d_model} is not divisible by heads={heads}")
         self.heads = heads
@@ -224,6 +243,7 @@ class BilinearProjection(nn.Module):
 
     def __init__(self, n: int, d_model: int):
         super().__init__()
+        n, d_model = integer("n", n, 1), integer("d_model", d_model, 1)
         self.W_P = nn.Parameter(torch.eye(n) + torch.randn(n, n) / math.sqrt(n))
         self.out = nn.Linear(d_model, d_model, bias=False)
 
@@ -238,7 +258,8 @@ class DepthwiseSeparableConv(nn.Module):
 
     def __init__(self, d_model: int, kernel: int):
         super().__init__()
-        if kernel < 1 or kernel % 2 == 0:
+        d_model = integer("d_model", d_model, 1)
+        if integer("kernel", kernel, 1) % 2 == 0:
             raise ValueError(f"kernel must be a positive odd integer, got {kernel}")
         self.depthwise = nn.Conv1d(d_model, d_model, kernel, padding=kernel // 2, groups=d_model)
         self.pointwise = nn.Linear(d_model, d_model)
@@ -258,13 +279,20 @@ class SequenceEncoder(nn.Module):
                  heads: int = 2, ffn_width: int | None = None, masks: list | None = None,
                  kernel: int = 3):
         super().__init__()
+        vocab, n = integer("vocab", vocab, 1), integer("n", n, 1)
+        d_model, n_out = integer("d_model", d_model, 1), integer("n_out", n_out, 1)
+        if not mixers:
+            raise ValueError("mixers must name at least one layer, got none")
         unknown = [m for m in mixers if m not in MIXERS]
         if unknown:
             raise ValueError(f"unknown mixer {unknown[0]!r}; use one of {', '.join(MIXERS)}")
         if masks is not None and len(masks) != len(mixers):
             raise ValueError(f"{len(masks)} masks for {len(mixers)} layers")
-        ffn_width = 2 * d_model if ffn_width is None else ffn_width
-        self.n = n
+        for layer, mask in enumerate(masks or []):
+            if mask is not None and np.shape(mask) != (n, n):
+                raise ValueError(f"masks[{layer}] has shape {np.shape(mask)}; expected ({n}, {n})")
+        ffn_width = 2 * d_model if ffn_width is None else integer("ffn_width", ffn_width, 1)
+        self.n, self.vocab = n, vocab
         self.embed = nn.Embedding(vocab, d_model)
         self.position = nn.Parameter(torch.randn(n, d_model) / math.sqrt(d_model))
         self.mix, self.ffn = nn.ModuleList(), nn.ModuleList()
@@ -286,8 +314,12 @@ class SequenceEncoder(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         if tokens.shape[-1] != self.n:
-            raise ValueError(f"sequences have length {tokens.shape[-1]}; the model expects "
-                             f"{self.n}")
+            raise ValueError(f"tokens: sequences have length {tokens.shape[-1]}; the model "
+                             f"expects {self.n}")
+        if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
+            # (their range is not checked here: a data-dependent test breaks torch.func.vmap)
+            raise ValueError(f"tokens must be integer token ids in 0..{self.vocab - 1}, got "
+                             f"dtype {tokens.dtype}")
         X = self.embed(tokens) + self.position
         for mix, ffn, n1, n2 in zip(self.mix, self.ffn, self.norm1, self.norm2, strict=True):
             X = X + mix(n1(X))
@@ -297,6 +329,10 @@ class SequenceEncoder(nn.Module):
 
 def hybrid_mixers(alternative: str, attention_layers: int, depth: int) -> list[str]:
     """``depth`` layers: ``depth - k`` of ``alternative`` below ``k`` attention layers on top."""
-    if not 0 <= attention_layers <= depth:
+    if alternative not in MIXERS:
+        raise ValueError(f"unknown alternative {alternative!r}; use one of {', '.join(MIXERS)}")
+    depth = integer("depth", depth, 1)
+    if isinstance(attention_layers, bool) or not isinstance(attention_layers, (int, np.integer)) \
+            or not 0 <= attention_layers <= depth:
         raise ValueError(f"attention_layers must be in [0, {depth}], got {attention_layers}")
     return [alternative] * (depth - attention_layers) + ["attention"] * attention_layers

@@ -37,6 +37,7 @@ import mpmath
 import numpy as np
 
 from expressivity.approximation_rate import check_route
+from expressivity.arguments import finite_array, finite_number, integer
 from expressivity.attention import softmax
 from expressivity.quantization import (
     check_budget,
@@ -72,7 +73,7 @@ def target(name: str, X: np.ndarray) -> np.ndarray:
     - ``weighted_shift``: ``f(X)_k = (k + 1)/n * x_{(k+1) mod n}`` (NOT equivariant).
     """
     check_target(name)
-    X = np.asarray(X, dtype=float)
+    X = finite_array("X", X, 2)
     if name == "sin_mean":
         return np.sin(2 * np.pi * X) * X.mean(axis=-2, keepdims=True)
     if name == "softmax_average":
@@ -84,6 +85,7 @@ def target(name: str, X: np.ndarray) -> np.ndarray:
 
 def grid_target(name: str, digits: np.ndarray, m: int) -> np.ndarray:
     """``f_bar`` on grid inputs: ``f`` at the cube centres ``(digits + 1/2) / m``."""
+    m = check_inverse_delta(m)
     return target(name, (np.asarray(digits, dtype=float) + 0.5) / m)
 
 
@@ -93,7 +95,10 @@ def lp_errors(F: np.ndarray, G: np.ndarray, ps=(1, 2)) -> dict:
     ``L^p = mu^(1/p)`` with ``mu = mean_X e(X)``, ``e(X) = sum_{k,i} |F - G|^p``; the standard
     error of ``mu`` is ``std(e) / sqrt(S)``, that of ``L^p`` by the delta method ``L^p se(mu) /
     (p mu)`` (``L<p>_se``; NaN for ``S < 2``, 0 when every ``e(X)`` is 0)."""
-    F, G = np.asarray(F, dtype=float), np.asarray(G, dtype=float)
+    F, G = finite_array("F", F), finite_array("G", G)
+    for p in ps:
+        if not finite_number("ps", p) >= 1:
+            raise ValueError(f"ps must hold exponents p >= 1, got {p!r}")
     if F.shape != G.shape or F.ndim != 3 or F.shape[0] == 0:
         raise ValueError(f"F and G must have one shape (S, n, d) with S >= 1, got {F.shape} "
                          f"and {G.shape}")
@@ -135,7 +140,7 @@ def check_sample(X) -> np.ndarray:
 def repeated_tokens(digits, m: int) -> np.ndarray:
     """For grid inputs ``digits: (S, n, d)`` (digits in ``0..m-1``), whether two tokens share a
     grid cell, ``(S,)`` bool."""
-    c = np.sort(codes(np.asarray(digits).astype(np.int64), m), axis=1)
+    c = np.sort(codes(digits, check_inverse_delta(m)), axis=1)
     return np.any(c[:, 1:] == c[:, :-1], axis=1)
 
 
@@ -144,6 +149,7 @@ def table_size(route: str, m: int, n: int, d: int) -> int:
     permutation ``C(m^d, n)`` (Yun et al.'s value mapping), multisets ``C(m^d + n - 1, n)`` (the
     Kajitsuka & Sato memorization), every grid input ``m^(n d)`` (positional route)."""
     check_route(route)
+    m, n, d = check_inverse_delta(m), integer("n", n, 1), integer("d", d, 1)
     D = m**d
     if route == "yun":
         return math.comb(D, n)

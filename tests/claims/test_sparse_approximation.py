@@ -1,5 +1,6 @@
 """The sparse-approximation claims at small scale (the jobs of config/ci.yaml), and cases built to
-fail: a power law or a power of ln n in place of the measured d_min."""
+fail: a power law or a power of ln n in place of the measured d_min; optimised inputs above the
+random construction's d_min or below the lower bound, a circle that fails, a constant d."""
 
 import math
 
@@ -12,6 +13,8 @@ from cases import (
     SA_MASS_POINTS,
     SA_MODELS,
     SA_MODULE,
+    SA_OPTIMISED,
+    SA_OPTIMISED_POINTS,
     SA_SWEEP,
     SA_SWEEP_POINTS,
 )
@@ -19,6 +22,7 @@ from cases import (
 from expressivity.claims import stage_claims
 from expressivity.experiments.sparse_approximation.construction import module_table
 from expressivity.experiments.sparse_approximation.models import models_tables
+from expressivity.experiments.sparse_approximation.optimised import optimised_table
 from expressivity.experiments.sparse_approximation.searches import (
     jl_table,
     mass_table,
@@ -165,3 +169,78 @@ def test_claims_are_registered_with_provenance():
                            "fixed_parameters", "below_n"}
     for c in CLAIMS.values():
         assert "reconstruction" in c.provenance and not math.isnan(c.threshold)
+
+
+# ---- optimised inputs, lower bounds and the unbounded circle ----------------------------------
+
+OPTIMISED_CLAIMS = ("unbounded_circle_d2", "optimised_within_random", "optimised_above_lower_bound",
+                    "optimised_d_grows")
+
+
+@pytest.fixture(scope="module")
+def optimised():
+    """The optimised-inputs table of config/ci.yaml (every (n, k) job)."""
+    return pd.concat([optimised_table(n=n, k=k, **SA_OPTIMISED) for n, k in SA_OPTIMISED_POINTS],
+                     ignore_index=True)
+
+
+def test_optimised_claims_on_the_ci_table(optimised):
+    for name in OPTIMISED_CLAIMS:
+        row = judge(name, optimised_inputs=optimised)
+        assert row["passed"], (name, row["note"])
+
+
+def synthetic_optimised(d_opt=lambda n, k: 2 + math.log2(n) * k, trials=3):
+    """A table with d_opt(n, k), a random d_min 40 times larger, lower bound 2 and circles that
+    meet the criterion at s and fail at s / 10."""
+    rows = []
+    for k in (1, 2):
+        for n in (16, 32, 64, 128):
+            for t in range(trials):
+                d = float(round(d_opt(n, k) + (t % 2)))
+                rows.append({"n": n, "k": k, "trial": t, "eps_zero": 0.1, "d_random": 40 * d,
+                             "d_opt": d, "opt_found": True, "d_max": 64, "d_lower": 2.0,
+                             "random_over_opt": 40.0, "opt_over_lower": d / 2,
+                             "radius_q": 3.6, "radius_k": 1.1, "opt_norm_q": 3.5,
+                             "opt_norm_k": 1.1, "logit_bound": 3.96,
+                             "logit_bound_over_gamma": 1.72,
+                             "circle_ok": True if k == 1 else math.nan,
+                             "circle_tenth_ok": False if k == 1 else math.nan,
+                             "circle_scale": 2.3 * n * n / 19.7 if k == 1 else math.nan,
+                             "circle_scale_over_n2": 2.3 / 19.7 if k == 1 else math.nan})
+    return pd.DataFrame(rows)
+
+
+def test_optimised_claims_pass_and_fail_on_synthetic_tables():
+    good = synthetic_optimised()
+    for name in OPTIMISED_CLAIMS:
+        assert judge(name, optimised_inputs=good)["passed"], name
+    cases = {
+        "unbounded_circle_d2": [good.assign(circle_ok=lambda df: df["circle_ok"].where(
+                                    df["trial"] != 0, False)),
+                                good.assign(circle_tenth_ok=lambda df: df["circle_tenth_ok"].where(
+                                    df["k"] != 1, True))],
+        "optimised_within_random": [good.assign(d_random=lambda df: df["d_opt"] - 1,
+                                                random_over_opt=lambda df: df["d_random"]
+                                                / df["d_opt"])],
+        "optimised_above_lower_bound": [good.assign(d_lower=lambda df: df["d_opt"] + 1),
+                                        good.assign(opt_norm_k=2.0)],
+        # a constant d in n (what inputs without a norm bound allow) is not growth
+        "optimised_d_grows": [synthetic_optimised(lambda n, k: 5.0, trials=3),
+                              synthetic_optimised(lambda n, k: 9.0 - math.log2(n))],
+    }
+    for name, tables in cases.items():
+        for table in tables:
+            row = judge(name, optimised_inputs=table)
+            assert row["status"] == "fail", (name, row["note"])
+
+
+def test_optimised_claims_undecided_without_evidence():
+    good = synthetic_optimised()
+    not_found = good.assign(opt_found=lambda df: df["trial"] != 0)
+    assert judge("optimised_within_random", optimised_inputs=not_found)["status"] == \
+        "not evaluated"
+    two_n = good[good["n"] <= 32]
+    assert judge("optimised_d_grows", optimised_inputs=two_n)["status"] == "not evaluated"
+    no_perm = good[good["k"] == 2]
+    assert judge("unbounded_circle_d2", optimised_inputs=no_perm)["status"] == "not evaluated"

@@ -87,3 +87,20 @@ def test_bad_input_is_refused():
         draw(r_max=5.0)
     with pytest.raises(ValueError, match="further sequences"):
         draw(vocab_size=5, N=20, pairs=2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tokens_on_a_line_are_distinct_points(seed):
+    """At d = 1 the grid-rounded tokens often coincided (the job then failed with "eps must be >
+    0"): repeats are redrawn and segments whose interior meets a token are passed over."""
+    sp = draw(seed, vocab_size=1000, d=1, N=20, pairs=8)
+    vocab = sp.dataset.vocab
+    assert len(np.unique(vocab, axis=0)) == len(vocab) and sp.dataset.eps > 0
+    assert np.all(np.abs(vocab) > 0)
+    for i_a, i_b in sp.pairs:
+        check_segment_pair(sp.dataset, int(i_a), int(i_b))
+
+
+def test_a_grid_too_small_for_the_vocabulary_is_named():
+    with pytest.raises(ValueError, match=r"vocab_size=9000 distinct tokens .* d=1"):
+        draw(vocab_size=9000, d=1)

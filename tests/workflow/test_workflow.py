@@ -52,6 +52,15 @@ def test_full_run_writes_every_output_and_every_claim_passes(ci_run):
     assert line[0].upper() + line[1:] in ci_run.result.stdout + ci_run.result.stderr
 
 
+def test_plan_is_compared_with_every_compute_job(ci_run):
+    """Every job with a benchmark record is in the planned-against-measured table, with both times."""
+    rows = pd.read_csv(ci_run.path / "results/run/plan_vs_measured.csv")
+    records = list((ci_run.path / "results/benchmarks").rglob("*.tsv"))
+    assert len(rows) == len(records) > 0
+    assert (rows["predicted_s"] > 0).all() and (rows["measured_s"] >= 0).all()
+    assert set(rows["stage"]) == set(STAGES)
+
+
 def test_second_run_does_nothing(ci_run):
     assert ci_run.planned_jobs() == {}
 
@@ -62,7 +71,7 @@ def test_changed_parameter_reruns_only_its_jobs(ci_run):
     (ci_run.path / "config/changed.yaml").write_text(yaml.safe_dump(cfg))
     jobs = ci_run.planned_jobs(config="config/changed.yaml")
     assert jobs == {"hvs_theorem1": 1, "hardmax_vs_softmax_plot_theorem1_gaps": 1,
-                    "stage_claims": 1, "claims": 1, "all": 1}
+                    "stage_claims": 1, "claims": 1, "plan_vs_measured": 1, "all": 1}
 
 
 @contextmanager
@@ -91,7 +100,7 @@ def test_edited_library_module_reruns_only_its_importers(ci_run):
     assert jobs == {"hvs_boltzmann_chunk": n_chunks, "hardmax_vs_softmax_gather_boltzmann_checks": 1,
                     "hvs_boltzmann_curves": 1, "hardmax_vs_softmax_plot_boltzmann_limit": 1,
                     "stage_claims": 1,
-                    "claims": 1, "all": 1}
+                    "claims": 1, "plan_vs_measured": 1, "all": 1}
 
 
 def test_fresh_clone_with_restored_outputs_runs_nothing(ci_run, tmp_path):
@@ -206,7 +215,8 @@ def test_undeclared_table_of_a_compute_rule_is_refused(fresh_copy):
 def test_edited_claims_module_reruns_its_verdicts(ci_run):
     """A threshold or evaluator lives in the claims module: editing it re-judges that stage."""
     with edited(ci_run.path / "lib/expressivity/claims/memorization.py"):
-        assert ci_run.planned_jobs() == {"stage_claims": 1, "claims": 1, "all": 1}
+        assert ci_run.planned_jobs() == {"stage_claims": 1, "claims": 1, "plan_vs_measured": 1,
+                                         "all": 1}
 
 
 def test_extending_a_sweep_computes_only_the_new_point(ci_run):
@@ -217,7 +227,7 @@ def test_extending_a_sweep_computes_only_the_new_point(ci_run):
     assert jobs == {"hvs_bigbird": 1, "hardmax_vs_softmax_gather_bigbird": 1,
                     "hardmax_vs_softmax_plot_bigbird_accuracy": 1,
                     "hardmax_vs_softmax_plot_bigbird_beta": 1, "stage_claims": 1, "claims": 1,
-                    "all": 1}
+                    "plan_vs_measured": 1, "all": 1}
 
 
 def test_a_job_estimated_over_the_limits_is_refused_before_any_work(fresh_copy):

@@ -188,6 +188,32 @@ rule claims:
         "../scripts/claims/gather.py"
 
 
+rule plan_vs_measured:
+    """Planned (the rules' runtime, as `make plan` prints it) against measured time per job."""
+    input:
+        "results/claims.csv",
+        script=script_deps("run", "plan_vs_measured"),
+        plan=lib_deps("workflow/plan.py"),
+    output:
+        table="results/run/plan_vs_measured.csv",
+        png=report(
+            "figures/run/plan_vs_measured.png",
+            caption="../report/plan_vs_measured.rst",
+            category="Run",
+        ),
+        pdf="figures/run/plan_vs_measured.pdf",
+    log:
+        "logs/run/plan_vs_measured.log",
+    conda:
+        ENV
+    resources:
+        runtime=CHEAP_RUNTIME,
+    params:
+        config=os.path.relpath(workflow.configfiles[-1]),
+    script:
+        "../scripts/run/plan_vs_measured.py"
+
+
 def _within_limits(job_rule, key, limit, unit, scale):
     """Make ``job_rule``'s resource ``key`` refuse, before any work, a job estimated above
     ``limit`` (Snakemake evaluates resources while it builds the DAG)."""

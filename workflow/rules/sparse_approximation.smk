@@ -2,8 +2,8 @@
 # Choromanski & Weller 2021/2023). The construction and the precision notion are our
 # reconstruction (shared/papers/likhosherstov.md); the mathematics is in lib/expressivity/
 # (sparse_target, approximation_check, fixed_module, random_projection, one_pass_search,
-# torch_search, attention_mass, growth_models), the rows of each job in
-# lib/expressivity/experiments/sparse_approximation/.
+# torch_search, attention_mass, growth_models, optimised_inputs, norm_bounds), the rows of each
+# job in lib/expressivity/experiments/sparse_approximation/.
 import math
 
 # imported under the stage's prefix: every rules file shares one namespace
@@ -13,6 +13,10 @@ from expressivity.experiments.sparse_approximation.searches import (
     search_cost as sa_search_cost,
     sweep_points as sa_sweep_points,
     trial_chunks as sa_trial_chunks,
+)
+from expressivity.experiments.sparse_approximation.optimised import (
+    OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
+    optimised_cost as sa_optimised_plan,
 )
 
 SA = "sparse_approximation"
@@ -87,6 +91,25 @@ def sa_resources(series):
 sa_sweep_cost = sa_resources("sweep")
 sa_mass_cost = sa_resources("mass")
 
+SA_OPT = SA_CFG["optimised"]
+SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
+SA_OPT_POINTS = [(n, k) for k in SA_OPT["k"] for n in SA_OPT["n"] if k <= n]
+
+
+def sa_optimised_cost(wc):
+    """mem_mb and runtime (minutes) of one optimised-inputs job: its cost model (an upper plan in
+    which every grid d fails after all its steps, on one CPU core)."""
+    nbytes, seconds = sa_optimised_plan(
+        n=int(wc.n),
+        k=int(wc.k),
+        trials=SA_OPT["trials"],
+        search=SA_CFG["search"],
+        optimise=SA_OPT_SETTINGS,
+        **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
+    )
+    return max(2000, 500 + nbytes // 2**20), 10 + math.ceil(seconds / 60)
+
+
 TABLES[SA] = {
     "sweep": gathered(
         f"{SA_RES}/sweep/n{n}_k{k}_t{first}-{last}.csv"
@@ -104,6 +127,9 @@ TABLES[SA] = {
     "jl_check": COMPUTED,
     "logit_error": gathered(
         expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_SWEEP["k"])
+    ),
+    "optimised_inputs": gathered(
+        f"{SA_RES}/optimised/n{n}_k{k}.csv" for n, k in SA_OPT_POINTS
     ),
     "fixed_module": COMPUTED,
     "example": COMPUTED,
@@ -125,6 +151,7 @@ FIGURES[SA] = {
     "d_min_vs_tolerances": plot("vary"),
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
+    "optimised_inputs": plot("optimised_inputs"),
 }
 
 
@@ -320,6 +347,39 @@ rule sa_example:
         window=SA_CFG["module"]["window"],
     script:
         script_path(SA, "example")
+
+
+rule sa_optimised:
+    """Inputs optimised for the fixed module under the random construction's norm bound at one
+    (n, k), against its d_min on the same targets; lower bounds on d; the d = 2 circle.
+    """
+    input:
+        lib=script_deps(SA, "optimised"),
+    output:
+        f"{SA_RES}/optimised/n{{n}}_k{{k}}.csv",
+    log:
+        f"logs/{SA}/optimised_n{{n}}_k{{k}}.log",
+    benchmark:
+        f"{SA_BENCH}/optimised_n{{n}}_k{{k}}.tsv"
+    wildcard_constraints:
+        n=r"\d+",
+        k=r"\d+",
+    conda:
+        ENV
+    resources:
+        mem_mb=lambda wc: sa_optimised_cost(wc)[0],
+        runtime=lambda wc: sa_optimised_cost(wc)[1],
+        gpu=SA_GPU,
+    params:
+        **sa_settings(
+            "target", "R", "eps_ratio", "eps_zero", "delta", "search", "device"
+        ),
+        seed=config["seed"],
+        trials=SA_OPT["trials"],
+        optimise=SA_OPT_SETTINGS,
+        circle_margin=SA_OPT["circle_margin"],
+    script:
+        script_path(SA, "optimised")
 
 
 rule sa_models:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from expressivity import selective_shift, universal
 from expressivity.approximation_rate import repeated_measure
+from expressivity.arguments import finite_number, integer
 from expressivity.assumption1 import assumption1
 from expressivity.joblog import Progress
 from expressivity.polynomial import n_tokens, regression_excess, staircase_error
@@ -41,6 +42,20 @@ JOB_START_SECONDS = 2.0
 BISECTIONS = 5
 #: The softmax curve stops once the error is below this fraction of the margin (or 0).
 CURVE_FLOOR = 1e-9
+
+
+def _sizes(name: str, values, low: int) -> list[int]:
+    """A non-empty list of integers >= ``low`` (an empty one would make an empty table)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+        raise ValueError(f"{name} must be a non-empty list of integers >= {low}, got {values!r}")
+    return [integer(f"{name}[{i}]", v, low) for i, v in enumerate(values)]
+
+
+def _names(names) -> list[str]:
+    """A non-empty list of sparse-pattern names."""
+    if isinstance(names, str) or not names:
+        raise ValueError(f"names must be a non-empty list of pattern names, got {names!r}")
+    return [check_pattern_name(name) for name in names]
 
 
 def _progress(log: logging.Logger | None, what: str, total: float) -> Progress | None:
@@ -232,10 +247,10 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
     (``universal.table_size``: ``grid_budget``, or ``memorization_budget`` for the Kajitsuka &
     Sato memorization) gets a row saying so and no errors."""
     name = universal.check_target(target)
-    ms = [check_inverse_delta(m) for m in inv_delta]
-    for key, value in (("memorization_budget", memorization_budget), ("samples", samples)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
+    ms = [check_inverse_delta(m) for m in _sizes("inv_delta", inv_delta, 2)]
+    for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
+                       ("grid_budget", grid_budget)):
+        integer(key, value, 1)
     routes = _routes(name)
     weights = {(route, m): _route_seconds(route, m, n, d, samples)
                for m in ms for route in routes
@@ -317,8 +332,7 @@ def assumption_table(*, n, names, seed: int) -> list[dict]:
     """One row per pattern in ``names`` at every length in ``n``: Assumption 1, the connections per
     layer, and ``connections_reach``: the connections summed over the ``s`` layers every token
     needs to reach every token (the cycle's masks in turn; -1 when never)."""
-    for name in names:
-        check_pattern_name(name)
+    names, n = _names(names), _sizes("n", n, 1)
     rows = []
     for length in n:
         rng = generator(seed, f"{STAGE}.patterns", n=length)
@@ -389,9 +403,12 @@ def sparse_mapping_table(*, names, inv_delta, d, n, grid_budget: int, seed: int,
                          log: logging.Logger | None = None) -> list[dict]:
     """``sparse_mapping_check`` for every pattern in ``names`` on every grid ``(1/delta, d, n)``
     with at most ``grid_budget`` inputs; a pattern that fails Assumption 1 gets a "not run" row."""
-    for name in names:
-        check_pattern_name(name)
-    grids = _sparse_grids(inv_delta, d, n, grid_budget)
+    names, grid_budget = _names(names), integer("grid_budget", grid_budget, 1)
+    grids = _sparse_grids(_sizes("inv_delta", inv_delta, 2), _sizes("d", d, 1), _sizes("n", n, 1),
+                          grid_budget)
+    if not grids:
+        raise ValueError(f"every grid (1/delta)^(n d) is over grid_budget = {grid_budget}: "
+                         "nothing to check")
     work = {g: _sparse_seconds(*g) for g in grids}
     progress = _progress(log, "sparse contextual mappings", len(names) * sum(work.values()))
     done = 0.0
@@ -437,6 +454,8 @@ def _block_flops(d: int, blocks: int, inputs: int) -> float:
 def staircase_table(*, d, max_blocks: int, max_degree: int, n_test: int, seed: int) -> list[dict]:
     """``staircase_error`` for every dimension in ``d`` and every (blocks, degree) in
     ``1..max_blocks x 1..max_degree``."""
+    d, n_test = _sizes("d", d, 1), integer("n_test", n_test, 1)
+    max_blocks, max_degree = integer("max_blocks", max_blocks, 1), integer("max_degree", max_degree, 1)
     rows = []
     for dim in d:
         rng = generator(seed, f"{STAGE}.staircase", d=dim)
@@ -458,6 +477,11 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
                      seed: int) -> list[dict]:
     """Mean excess risk over ``repeats`` fresh draws (blocks, target, data) for ``L = degree``
     blocks (exact) and ``L = degree - 1`` (too few) at every sample size in ``n_train``."""
+    d, degree = integer("d", d, 1), integer("degree", degree, 2)
+    n_train, n_test = _sizes("n_train", n_train, 1), integer("n_test", n_test, 1)
+    repeats = integer("repeats", repeats, 1)
+    if not finite_number("sigma", sigma) > 0:
+        raise ValueError(f"sigma (the noise) must be > 0, got {sigma!r}")
     rng = generator(seed, f"{STAGE}.regression")
     rows = []
     for L in (degree, degree - 1):

@@ -20,6 +20,7 @@ from expressivity.experiments.trained_models.runs import (
     job_progress,
     learning_rates,
     protocol,
+    wildcard,
 )
 from expressivity.rng import generator
 from expressivity.sparse_patterns import pattern_masks
@@ -61,7 +62,7 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
               every: int, window: int, eval_size: int,
               log: logging.Logger | None = None) -> list[dict]:
     """One (pattern, depth) cell of the copying task: one row per run."""
-    depth = int(depth)
+    depth = wildcard("depth", depth, 1)
     dev = configure_torch(threads, device)
     cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
     masks = [cycle[layer % len(cycle)] for layer in range(depth)]
@@ -84,7 +85,7 @@ def mixers_rows(*, alternative: str, k: int | str, seed: int, threads: int, devi
                 log: logging.Logger | None = None) -> list[dict]:
     """``depth - k`` layers of ``alternative`` below ``k`` attention layers on the counting task:
     one row per run, with the task's majority-class accuracy."""
-    k = int(k)
+    k = wildcard("attention_layers", k, 0)
     dev = configure_torch(threads, device)
     mixers = hybrid_mixers(alternative, k, depth)
     runs, proto = _cell("mixers", {"alternative": alternative, "k": k}, seed=seed, seeds=seeds,

@@ -29,6 +29,7 @@ from expressivity.experiments.trained_models.runs import (
     learning_rates,
     protocol,
     run_seeds,
+    wildcard,
 )
 from expressivity.parameter_count import construction_parameters
 from expressivity.rank1.projection import draw_projection
@@ -118,8 +119,8 @@ def heads_rows(*, heads: int | str, size: int | str, seed: int, threads: int, de
                log: logging.Logger | None = None) -> list[dict]:
     """``heads`` tied softmax heads of size ``size`` (``"d"``: full rank) on the heads/rank
     dataset (``N`` sequences, ``pairs`` segment pairs) at FFN width ``width``: one row per run."""
-    label, heads = str(size), int(heads)
-    head_size = d if label == "d" else int(label)
+    label, heads = str(size), wildcard("heads", heads, 1)
+    head_size = d if label == "d" else wildcard("size", size, 1)
     dev = configure_torch(threads, device)
     sp = pair_dataset(seed, name="heads_rank", vocab_size=vocab_size, d=d, n=n, N=N, pairs=pairs,
                       n_classes=n_classes)

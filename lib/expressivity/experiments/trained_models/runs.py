@@ -15,12 +15,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rng import generator
 from expressivity.torch_runtime import torch_seed
 from expressivity.training_protocol import Protocol, cell_summary
 
 STAGE = "trained_models"
+
+
+def wildcard(name: str, value, low: int) -> int:
+    """A job's integer wildcard (a string from Snakemake, or a number) as an ``int >= low``."""
+    if isinstance(value, str):
+        if not value.isdigit():
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        value = int(value)
+    return integer(name, value, low)
 
 
 def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:

@@ -25,6 +25,7 @@ from expressivity.experiments.trained_models.runs import (
     learning_rates,
     protocol,
     run_seeds,
+    wildcard,
 )
 from expressivity.parameter_count import construction_parameters
 from expressivity.rng import generator
@@ -64,7 +65,7 @@ def width_rows(*, N: int | str, seed: int, threads: int, device: str,  # noqa: N
                window: int, log: logging.Logger | None = None) -> list[dict]:
     """The smallest width training fits at ``N``: one row per run of every width cell tried, with
     the answer and the construction's width ``n N`` and parameter count on every row."""
-    N = int(N)  # noqa: N806
+    N = wildcard("N", N, 1)  # noqa: N806
     dev = configure_torch(threads, device)
     ds = token_separated_dataset(generator(seed, f"{STAGE}.dataset", name="width", N=N),
                                  vocab_size, d, n, N, n_classes)

@@ -1,0 +1,123 @@
+"""Bad calls to the universal-approximation library (``universal``, ``selective_shift``, the
+stage's jobs): NaN, infinities, negative or fractional sizes, empty inputs, mismatched shapes,
+unordered code lists. Each must raise a ``ValueError`` (or ``TypeError``) whose message names the
+argument, never return NaN, an empty table or garbage silently."""
+
+import math
+
+import numpy as np
+import pytest
+
+from expressivity.experiments import universal_approximation as ua
+from expressivity.quantization import grid_digits
+from expressivity.selective_shift import (
+    code_separation,
+    codes,
+    compare_with_reference,
+    contextual_properties,
+    dense_network,
+    float64_exact_by_formula,
+    positional_offsets,
+    run_attention,
+    run_integer,
+    softmax_deviation,
+)
+from expressivity.universal import (
+    grid_target,
+    ks_route,
+    lp_errors,
+    repeated_tokens,
+    sample,
+    table_size,
+    target,
+    yun_route,
+)
+
+NAN, INF = math.nan, math.inf
+X = sample(np.random.default_rng(0), 5, 3, 1)
+F = np.zeros((4, 3, 1))
+NET = dense_network(2, 1, 2)
+DIGITS = grid_digits(2, 2, 1, 100)
+Q = run_integer(NET, DIGITS)
+CODES, _ = code_separation(Q)
+LEMMA6 = {"m": 2, "d": 1, "n": 2, "grid_budget": 100, "beta_min": 4, "beta_max": 64,
+          "softmax_subset": 8}
+APPROX = {"target": "sin_mean", "d": 1, "inv_delta": [2, 4], "samples": 20, "n": 2, "lam": 1.0,
+          "mp_dps": 30, "grid_budget": 1000, "memorization_budget": 1000, "seed": 1}
+SPARSE = {"names": ["dense"], "inv_delta": [2], "d": [1], "n": [3], "grid_budget": 100, "seed": 1}
+STAIR = {"d": [1], "max_blocks": 2, "max_degree": 2, "n_test": 20, "seed": 1}
+REGRESSION = {"d": 1, "degree": 2, "n_train": [64, 128], "sigma": 0.1, "repeats": 2,
+              "n_test": 20, "seed": 1}
+
+#: (id, call, the argument the message must name)
+CALLS = [
+    # universal
+    ("target-X-nan", lambda: target("sin_mean", np.full((2, 3, 1), NAN)), "X"),
+    ("target-X-one-axis", lambda: target("softmax_average", np.ones(3)), "X"),
+    ("grid-target-m-zero", lambda: grid_target("sin_mean", np.zeros((1, 3, 1)), 0), "1/delta"),
+    ("lp-errors-F-nan", lambda: lp_errors(np.full((4, 3, 1), NAN), F), "F"),
+    ("lp-errors-G-inf", lambda: lp_errors(F, np.full((4, 3, 1), INF)), "G"),
+    ("lp-errors-p-zero", lambda: lp_errors(F, F, ps=(0,)), "ps"),
+    ("lp-errors-p-nan", lambda: lp_errors(F, F, ps=(NAN,)), "ps"),
+    ("repeated-tokens-m-one", lambda: repeated_tokens(np.zeros((1, 3, 1), int), 1), "1/delta"),
+    ("repeated-tokens-digits-float", lambda: repeated_tokens(np.full((1, 3, 1), 0.5), 2), "digits"),
+    ("table-size-m-zero", lambda: table_size("yun", 0, 3, 1), "1/delta"),
+    ("table-size-n-zero", lambda: table_size("yun", 2, 0, 1), "n"),
+    ("table-size-d-nan", lambda: table_size("kajitsuka_sato", 2, 3, NAN), "d"),
+    ("yun-budget-nan", lambda: yun_route("sin_mean", X, 2, NAN), "budget"),
+    ("yun-budget-negative", lambda: yun_route("sin_mean", X, 2, -5), "budget"),
+    ("ks-budget-nan", lambda: ks_route("sin_mean", X, 2, 1.0, NAN, np.random.default_rng(0)),
+     "budget"),
+    ("ks-lam-inf", lambda: ks_route("sin_mean", X, 2, INF, 100, np.random.default_rng(0)), "lam"),
+    # selective_shift
+    ("codes-base-one", lambda: codes(np.zeros((2, 1), int), 1), "base"),
+    ("codes-digits-float", lambda: codes(np.full((2, 1), 0.5), 2), "digits"),
+    ("offsets-path-not-permutation", lambda: positional_offsets(3, 2, [0, 5, 1]), "path"),
+    ("offsets-n-zero", lambda: positional_offsets(0, 2), "n"),
+    ("attention-sigma-unknown", lambda: run_attention(NET, DIGITS, "sparsemax"), "sigma"),
+    ("attention-beta-nan", lambda: run_attention(NET, DIGITS, "softmax", NAN), "beta"),
+    ("attention-beta-negative", lambda: run_attention(NET, DIGITS, "softmax", -1.0), "beta"),
+    ("properties-q-shape", lambda: contextual_properties(NET, DIGITS, Q[:, :1]), "q"),
+    ("compare-q-shape", lambda: compare_with_reference(NET, DIGITS, Q[:2]), "q"),
+    ("separation-q-nan", lambda: code_separation(np.array([[1.0, NAN]])), "q"),
+    ("deviation-codes-empty", lambda: softmax_deviation(Q.astype(float), Q, np.array([])),
+     "codes"),
+    ("deviation-codes-unsorted", lambda: softmax_deviation(Q.astype(float), Q, CODES[::-1]),
+     "codes"),
+    ("float64-formula-m-one", lambda: float64_exact_by_formula(1, 1, 2), "1/delta"),
+    ("float64-formula-d-zero", lambda: float64_exact_by_formula(2, 0, 2), "d"),
+    # the stage's jobs
+    ("lemma6-budget-nan", lambda: ua.lemma6_check(**{**LEMMA6, "grid_budget": NAN}), "budget"),
+    ("approximation-inv-delta-empty", lambda: ua.approximation_table(**{**APPROX,
+                                                                        "inv_delta": []}),
+     "inv_delta"),
+    ("approximation-budget-nan", lambda: ua.approximation_table(**{**APPROX, "grid_budget": NAN}),
+     "grid_budget"),
+    ("approximation-samples-nan", lambda: ua.approximation_table(**{**APPROX, "samples": NAN}),
+     "samples"),
+    ("assumption-n-empty", lambda: ua.assumption_table(n=[], names=["dense"], seed=1), "n"),
+    ("assumption-names-empty", lambda: ua.assumption_table(n=[8], names=[], seed=1), "names"),
+    ("sparse-mapping-budget-nan", lambda: ua.sparse_mapping_table(**{**SPARSE,
+                                                                     "grid_budget": NAN}),
+     "grid_budget"),
+    ("sparse-mapping-no-grid", lambda: ua.sparse_mapping_table(**{**SPARSE, "grid_budget": 2}),
+     "grid_budget"),
+    ("staircase-d-empty", lambda: ua.staircase_table(**{**STAIR, "d": []}), "d"),
+    ("staircase-blocks-zero", lambda: ua.staircase_table(**{**STAIR, "max_blocks": 0}),
+     "max_blocks"),
+    ("staircase-n-test-nan", lambda: ua.staircase_table(**{**STAIR, "n_test": NAN}), "n_test"),
+    ("regression-sigma-nan", lambda: ua.regression_table(**{**REGRESSION, "sigma": NAN}), "sigma"),
+    ("regression-repeats-zero", lambda: ua.regression_table(**{**REGRESSION, "repeats": 0}),
+     "repeats"),
+    ("regression-n-train-empty", lambda: ua.regression_table(**{**REGRESSION, "n_train": []}),
+     "n_train"),
+    ("regression-degree-one", lambda: ua.regression_table(**{**REGRESSION, "degree": 1}),
+     "degree"),
+]
+
+
+@pytest.mark.parametrize("call,named", [(c, n) for _, c, n in CALLS], ids=[i for i, _, _ in CALLS])
+def test_bad_call_raises_naming_the_argument(call, named):
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    assert named in str(err.value), str(err.value)

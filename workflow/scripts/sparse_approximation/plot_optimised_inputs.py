@@ -1,0 +1,111 @@
+"""Figure: the smallest d of inputs optimised under the random construction's norm bound, against
+the construction's d_min on the same targets, with the lower bounds the norm bound implies and the
+d = 2 circle inputs that need no bound; last panel, the circle's scale (its largest logit) against n."""
+
+import math
+
+import numpy as np
+from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+from expressivity.fit import line_fit
+from expressivity.io import read_table
+from expressivity.joblog import job_log
+from expressivity.plotting import MARKERS, PALETTE, figure, save
+
+log = job_log(snakemake)
+df = read_table(snakemake.input.optimised_inputs,
+                ["n", "k", "trial", "eps_zero", "d_random", "d_opt", "opt_found", "d_lower_alon",
+                 "d_lower_packing", "logit_bound", "circle_ok", "circle_scale", "random_over_opt"])
+df = df[np.isfinite(df["d_random"].astype(float))]
+ks = sorted(df["k"].unique())
+ns = sorted(df["n"].unique())
+gamma = -math.log(float(df["eps_zero"].iloc[0]))
+found = df[df["opt_found"].astype(bool)]
+
+
+def grows(sub) -> bool:
+    """Whether the optimised d rises with ln n: the 95% interval of the slope over every trial
+    (Bonferroni over k) lies above 0, as in the claim optimised_d_grows."""
+    d = sub["d_opt"].to_numpy(dtype=float)
+    if sub["n"].nunique() < 3 or np.ptp(d) == 0:
+        return False
+    fit = line_fit(np.log(sub["n"].to_numpy(dtype=float)), d)
+    return fit.slope_interval(1 - 0.05 / len(ks))[0] > 0
+
+
+def band(ax, sub, col, colour, marker, label, ls="-"):
+    """Median over trials with the range (min to max) as bars, and the trials as dots."""
+    g = sub.groupby("n")[col]
+    med, lo, hi = g.median(), g.min(), g.max()
+    ax.scatter(sub["n"], sub[col], s=9, color=colour, alpha=0.35, marker=marker, lw=0)
+    ax.errorbar(med.index, med, yerr=[med - lo, hi - med], fmt=ls + marker, ms=4, color=colour,
+                capsize=2, label=label)
+
+
+def log2_axis(ax):
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(ns))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.set_xlabel("n")
+
+
+with figure(1, len(ks) + 1, figsize=(4.6 * (len(ks) + 1), 5.6)) as (fig, axes):
+    for c, k in enumerate(ks):
+        ax = axes[c]
+        sub, opt = df[df["k"] == k], found[found["k"] == k]
+        band(ax, sub, "d_random", PALETTE[0], MARKERS[0],
+             "random construction: d_min (median, range)")
+        band(ax, opt, "d_opt", PALETTE[3], MARKERS[1],
+             "optimised inputs, same norm bound: smallest d")
+        lower = sub.groupby("n")[["d_lower_alon", "d_lower_packing"]].median()
+        ax.plot(lower.index, lower["d_lower_alon"], "--", color="black", lw=1.2,
+                label="lower bound: perturbed identity (Alon's argument)")
+        ax.plot(lower.index, lower["d_lower_packing"], ":", color=PALETTE[2], lw=1.6,
+                label="lower bound: packing")
+        circle = sub[sub["circle_ok"].astype(str) == "True"]
+        if not circle.empty:
+            ax.plot(sorted(circle["n"].unique()), [2] * circle["n"].nunique(), "*", ms=9,
+                    color=PALETTE[4], label="no norm bound: circle inputs, d = 2")
+        log2_axis(ax)
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylim(0.8, 3 * float(sub["d_random"].max()))
+        ax.set_ylabel("hidden size d")
+        ratio = opt.groupby("n")["random_over_opt"].median()
+        ax.set_title(f"k = {k}: optimised d from {opt['d_opt'].min():.0f} to "
+                     f"{opt['d_opt'].max():.0f};\nthe random d_min is {ratio.min():.0f} to "
+                     f"{ratio.max():.0f} times larger (medians per n)", fontsize=8.5)
+        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    ax = axes[-1]
+    perm = df[df["k"] == 1]
+    if not perm.empty:
+        s = perm.groupby("n")["circle_scale"].median()
+        grid = np.geomspace(min(ns), max(ns), 50)
+        ax.plot(s.index, s, MARKERS[0], color=PALETTE[4], ms=5,
+                label="circle inputs at d = 2: scale s (largest logit)")
+        ax.plot(grid, gamma * grid**2 / (2 * math.pi**2), "-", color="black", lw=0.9,
+                label="gamma n² / (2 π²), gamma = log(1/eps_zero)")
+        lam = perm.groupby("n")["logit_bound"].median()
+        ax.plot(lam.index, lam, "-" + MARKERS[1], color=PALETTE[0], ms=4,
+                label="random construction: logit bound r_q r_k")
+        ax.set_yscale("log")
+        ax.set_title(f"Without a norm bound the largest logit grows like n²:\n"
+                     f"s = {s.iloc[-1]:.0f} at n = {int(s.index[-1])} against "
+                     f"{lam.iloc[-1]:.2g} under the bound", fontsize=8.5)
+        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    else:
+        ax.text(0.5, 0.5, "no permutation target (k = 1):\nno circle inputs", ha="center",
+                va="center", transform=ax.transAxes)
+    log2_axis(ax)
+    ax.set_ylabel("largest logit |S_ij|")
+    rising = [k for k in ks if grows(found[found["k"] == k])]
+    growth = ("the optimised d grows with n at every k" if len(rising) == len(ks) else
+              f"a rise of the optimised d with n is decided for k = {rising} only" if rising else
+              "no rise of the optimised d with n is decided")
+    fig.suptitle(f"Under the random construction's own norm bound, optimised inputs need "
+                 f"d = {found['d_opt'].min():.0f} to {found['d_opt'].max():.0f} (n = {min(ns)} to "
+                 f"{max(ns)}) where the construction needs {df['d_random'].min():.0f} to "
+                 f"{df['d_random'].max():.0f};\n{growth}; without a norm bound d = 2 suffices",
+                 fontsize=9.5)
+    save(fig, snakemake.output.png, snakemake.output.pdf)
