@@ -23,6 +23,13 @@ for _stage in STAGES:
 
 
 include: "workflow/rules/outputs.smk"
+include: "workflow/rules/claims.smk"
+
+
+# Every job's estimated runtime and memory within the config's limits, checked before any work.
+for _rule in workflow.rules:
+    within_limits(_rule, "runtime", config["limits"]["job_hours"], "h", 60)
+    within_limits(_rule, "mem_mb", config["limits"]["job_memory_gb"], "GB", 1024)
 
 
 # Under a cluster executor only compute jobs (the rules with a benchmark record) are submitted;

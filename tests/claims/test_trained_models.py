@@ -173,6 +173,8 @@ def test_width_claims(table):
     assert verdict("width_below_construction", square)[0] == "pass"
     wide = width_table(table, {20: 4, 40: 8, 80: 16, 160: 1024})
     assert verdict("width_below_construction", wide)[0] == "fail"
+    noisy = width_table(table, {10: 8, 20: 8, 40: 45, 80: 362})  # slope 1.9, interval -0.2 to 4.0
+    assert verdict("width_growth", noisy)[0] == "not evaluated"
     unknown = width_table(table, {20: 4, 40: 8, 80: 16}, decided=False)
     assert verdict("width_below_construction", unknown)[0] == "not evaluated"
     assert verdict("width_growth", unknown)[0] == "not evaluated"

@@ -12,9 +12,7 @@ from cases import MEM_CURVE, MEM_HARDMAX, MEM_SEARCH
 from expressivity.datasets import token_separated_dataset
 from expressivity.experiments.memorization.contrast import hardmax_contrast
 from expressivity.experiments.memorization.cost import (
-    mem_mb,
     progress_tracker,
-    runtime_minutes,
     search_cost,
     theory_cost,
 )
@@ -88,8 +86,6 @@ def test_cost_model_grows_with_the_work_and_flags_absurd_configs():
     assert huge[0] > 86400 and huge[1] > 2**40  # more than a day and a TiB: visible in the plan
     near = dict(V=6, d=3, n=[3], N_max=1000, r_min=1.0, r_max=2.0, eps=1.0)
     assert theory_cost(**near, max_digits=60000)[0] > theory_cost(**near, max_digits=100)[0]
-    assert runtime_minutes(1.0) == 1 and runtime_minutes(600) == 15
-    assert mem_mb(2**30) == 1280
     with pytest.raises(ValueError, match="n_grid must be an integer >= 1"):
         search_cost(V=16, d=4, n=[3], N=[30], n_grid=0)
 

@@ -83,7 +83,6 @@ def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
     long = cost.copy_cost(depth=4, seeds=3, n=16, vocab=8, d_model=32, heads=2, lr=[0.003, 0.01],
                           batch=32, budget=1000, every=50, window=100, eval_size=256)
     assert long[0] > 10 * (short[0] - cost.START_SECONDS) and long[1] >= short[1]
-    assert cost.tm_runtime(long[0]) >= long[0] / 60
     paper = yaml.safe_load((ROOT / "config/paper.yaml").read_text())["trained_models"]
     m, w = paper["memorization"], paper["width_search"]
     data = {k: m[k] for k in ("vocab_size", "d", "n", "n_classes")}

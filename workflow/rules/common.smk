@@ -3,6 +3,7 @@
 # gather, plot, stage and claims rules.
 import ast
 import functools
+import math
 import os
 import sys
 from pathlib import Path
@@ -165,6 +166,44 @@ def script_path(folder, step):
     return f"../scripts/{folder}/{step}.py"
 
 
+# ---- what a job uses and what it asks for -------------------------------------------------------
+
+
+def settings(stage, section, *keys):
+    """The settings ``keys`` of ``<stage>.<section>``: a job's params hold only what it uses, so a
+    value added to another setting (or a figure's) does not rerun it."""
+    return {key: config[stage][section][key] for key in keys}
+
+
+def numeric(wildcards):
+    """A job's wildcards as keywords of a cost model, digits as integers."""
+    return {k: int(v) if v.isdigit() else v for k, v in wildcards.items()}
+
+
+#: Minutes planned for a gather, plot or claims job (seconds in practice), the least any job asks.
+CHEAP_RUNTIME = 2
+
+
+def job_resources(seconds, peak_bytes):
+    """``runtime`` (minutes) and ``mem_mb`` a job asks for, from its cost model's CPU seconds and
+    peak bytes: half again the predicted time plus a minute to start (at least CHEAP_RUNTIME), a
+    quarter more than the predicted memory (at least 500 MB). `make plan` prints these.
+    """
+    return {
+        "runtime": max(CHEAP_RUNTIME, 1 + math.ceil(1.5 * seconds / 60)),
+        "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
+    }
+
+
+def per_job(cost):
+    """``job_resources`` of every job of a rule with wildcards; ``cost(wildcards)`` gives the
+    job's (CPU seconds, peak bytes)."""
+    return {
+        key: (lambda wc, key=key: job_resources(*cost(wc))[key])
+        for key in ("runtime", "mem_mb")
+    }
+
+
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------
 
 
@@ -200,3 +239,33 @@ def stage_outputs(stage):
     figures = [path for name in FIGURES[stage] for path in figure(stage, name)]
     tables = [table(stage, name) for name in TABLES[stage]]
     return [*figures, *tables, f"results/claims/{stage}.csv"]
+
+
+def within_limits(job_rule, key, limit, unit, scale):
+    """Make ``job_rule``'s resource ``key`` refuse, before any work, a job estimated above
+    ``limit`` (Snakemake evaluates resources while it builds the DAG)."""
+    resource = job_rule.resources.get(key)
+    if resource is None:
+        return  # the profile's default-resources apply, below every limit
+    name = "job_hours" if unit == "h" else "job_memory_gb"
+
+    def check(amount, wildcards):
+        if isinstance(amount, int | float) and amount > limit * scale:
+            where = dict(wildcards.items()) if wildcards else ""
+            raise WorkflowError(
+                f"job {job_rule.name} {where} is estimated at {amount / scale:.3g} {unit}, over "
+                f"limits.{name} = {limit:g} {unit}. Nothing was run: split the job (fewer trials "
+                "or points per job) or raise the limit on purpose; `make plan` shows every estimate."
+            )
+        return amount
+
+    if resource.is_evaluable():
+        estimate = resource._evaluator
+
+        @functools.wraps(estimate)
+        def checked(wildcards, **kwargs):
+            return check(estimate(wildcards, **kwargs), wildcards)
+
+        job_rule.resources[key] = Resource(key, checked)
+    else:
+        check(resource.value, None)

@@ -1,7 +1,5 @@
 # Stage: hardmax versus softmax (Kajitsuka & Sato 2024 Thm 1 and the Boltzmann operator;
 # BigBird Prop. 1).
-import math
-
 from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_cost
 from expressivity.experiments.hardmax_vs_softmax.boltzmann import chunk_cost
 from expressivity.experiments.hardmax_vs_softmax.theorem1 import (
@@ -13,46 +11,43 @@ HVS_CFG = config[HVS]
 HVS_RES = f"results/{HVS}"
 
 
-def hvs_params(section, *keys):
-    """The settings one job uses, as keywords of its experiments function: ``keys`` of
-    ``hardmax_vs_softmax.<section>`` (sweep lists that are wildcards stay out)."""
-    return {"seed": config["seed"], **{k: HVS_CFG[section][k] for k in keys}}
+# the settings one job uses, as keywords of its experiments function (sweep lists that are
+# wildcards stay out)
+hvs_params = lambda section, *keys: {
+    "seed": config["seed"],
+    **settings(HVS, section, *keys),
+}
 
-
-def hvs_resources(cost):
-    """``mem_mb`` and ``runtime`` (minutes) from a cost model's (peak bytes, CPU seconds)."""
-    peak, seconds = cost
-    return {"mem_mb": math.ceil(peak / 2**20), "runtime": 5 + math.ceil(seconds / 60)}
-
-
-HVS_CHUNK_RES = hvs_resources(
-    chunk_cost(
-        **{
-            k: HVS_CFG["boltzmann"][k]
-            for k in ("n_chunks", "n_vectors", "size_max", "scale_max", "arb_dps")
-        }
+# runtime and mem_mb of each job from the cost models of the experiments layer
+HVS_CHUNK_RES = job_resources(
+    *chunk_cost(
+        **settings(
+            HVS,
+            "boltzmann",
+            "n_chunks",
+            "n_vectors",
+            "size_max",
+            "scale_max",
+            "arb_dps",
+        )
     )
 )
-HVS_THEOREM1_RES = hvs_resources(
-    theorem1_cost(
-        **{
-            k: HVS_CFG["theorem1"][k]
-            for k in (
-                "n_draws",
-                "exact_draws",
-                "heads_max",
-                "head_size_max",
-                "labellings",
-            )
-        }
+HVS_THEOREM1_RES = job_resources(
+    *theorem1_cost(
+        **settings(
+            HVS,
+            "theorem1",
+            "n_draws",
+            "exact_draws",
+            "heads_max",
+            "head_size_max",
+            "labellings",
+        )
     )
 )
-# per n: (mem_mb, runtime) of the BigBird job
-hvs_bigbird = lambda wc: hvs_resources(
-    bigbird_cost(
-        n=int(wc.n),
-        trials=HVS_CFG["bigbird"]["trials"],
-        n_betas=HVS_CFG["bigbird"]["n_betas"],
+HVS_BIGBIRD_RES = per_job(
+    lambda wc: bigbird_cost(
+        n=int(wc.n), **settings(HVS, "bigbird", "trials", "n_betas")
     )
 )
 
@@ -177,8 +172,7 @@ rule hvs_bigbird:
     conda:
         ENV
     resources:
-        mem_mb=lambda wc: hvs_bigbird(wc)["mem_mb"],
-        runtime=lambda wc: hvs_bigbird(wc)["runtime"],
+        **HVS_BIGBIRD_RES,
     params:
         **hvs_params("bigbird", "trials", "beta_min", "beta_max", "n_betas"),
     script:

@@ -15,32 +15,45 @@ MEM_RES = f"results/{MEM}"
 mem_params = lambda section, keys, shared=("n_classes", "r_min", "r_max", "margin"): {
     "seed": config["seed"],
     **{k: MEM_CFG[k] for k in shared},
-    **{k: MEM_CFG[section][k] for k in keys},
+    **settings(MEM, section, *keys),
 }
 
 
-# (seconds, peak bytes) of each job from the cost model of the experiments layer: the rules'
-# runtime and mem_mb, so that `make plan` shows a config's cost before any work
-mem_theory_cost = lambda wc: mem_cost.theory_cost(
-    V=int(wc.V),
-    d=int(wc.d),
-    r_min=MEM_CFG["r_min"],
-    r_max=MEM_CFG["r_max"],
-    **{k: MEM_CFG["theory"][k] for k in ("n", "N_max", "eps", "max_digits")},
+# runtime and mem_mb of each job from the cost model of the experiments layer (seconds, peak
+# bytes), so that `make plan` shows a config's cost before any work
+MEM_THEORY_RES = per_job(
+    lambda wc: mem_cost.theory_cost(
+        V=int(wc.V),
+        d=int(wc.d),
+        r_min=MEM_CFG["r_min"],
+        r_max=MEM_CFG["r_max"],
+        **settings(MEM, "theory", "n", "N_max", "eps", "max_digits"),
+    )
 )
-mem_search_cost = lambda wc: mem_cost.search_cost(
-    V=int(wc.V),
-    d=int(wc.d),
-    **{k: MEM_CFG["search"][k] for k in ("n", "N", "n_grid")},
+MEM_SEARCH_RES = per_job(
+    lambda wc: mem_cost.search_cost(
+        V=int(wc.V), d=int(wc.d), **settings(MEM, "search", "n", "N", "n_grid")
+    )
 )
-MEM_CURVE_COST = mem_cost.curve_cost(
-    **{
-        k: MEM_CFG["curve"][k]
-        for k in ("V", "d", "n", "n_lams", "zoom_points", "max_digits", "adversarial_k")
-    }
+MEM_CURVE_RES = job_resources(
+    *mem_cost.curve_cost(
+        **settings(
+            MEM,
+            "curve",
+            "V",
+            "d",
+            "n",
+            "n_lams",
+            "zoom_points",
+            "max_digits",
+            "adversarial_k",
+        )
+    )
 )
-MEM_CONTRAST_COST = mem_cost.contrast_cost(
-    **{k: MEM_CFG["hardmax"][k] for k in ("d", "degrees", "draws", "extra_shared")}
+MEM_CONTRAST_RES = job_resources(
+    *mem_cost.contrast_cost(
+        **settings(MEM, "hardmax", "d", "degrees", "draws", "extra_shared")
+    )
 )
 
 TABLES[MEM] = {
@@ -83,8 +96,7 @@ rule mem_theory:
     conda:
         ENV
     resources:
-        runtime=lambda wc: mem_cost.runtime_minutes(mem_theory_cost(wc)[0]),
-        mem_mb=lambda wc: mem_cost.mem_mb(mem_theory_cost(wc)[1]),
+        **MEM_THEORY_RES,
     params:
         **mem_params("theory", ("n", "N_max", "eps", "max_digits")),
     script:
@@ -105,8 +117,7 @@ rule mem_search:
     conda:
         ENV
     resources:
-        runtime=lambda wc: mem_cost.runtime_minutes(mem_search_cost(wc)[0]),
-        mem_mb=lambda wc: mem_cost.mem_mb(mem_search_cost(wc)[1]),
+        **MEM_SEARCH_RES,
     params:
         **mem_params("search", ("n", "N", "eps", "lam_mem", "n_grid")),
     script:
@@ -146,8 +157,7 @@ rule mem_curve:
     conda:
         ENV
     resources:
-        runtime=mem_cost.runtime_minutes(MEM_CURVE_COST[0]),
-        mem_mb=mem_cost.mem_mb(MEM_CURVE_COST[1]),
+        **MEM_CURVE_RES,
     params:
         **mem_params(
             "curve",
@@ -183,8 +193,7 @@ rule mem_hardmax:
     conda:
         ENV
     resources:
-        runtime=mem_cost.runtime_minutes(MEM_CONTRAST_COST[0]),
-        mem_mb=mem_cost.mem_mb(MEM_CONTRAST_COST[1]),
+        **MEM_CONTRAST_RES,
     params:
         **mem_params(
             "hardmax",

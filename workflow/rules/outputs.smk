@@ -41,8 +41,8 @@ def _declaration_problems():
             if name not in read
         ]
     declared = {table(s, n) for s in STAGES for n in TABLES[s]}
-    for rule in workflow.rules:
-        for path in rule.output:
+    for written in workflow.rules:
+        for path in written.output:
             parts = Path(path).parts
             if (
                 len(parts) == 3
@@ -52,7 +52,7 @@ def _declaration_problems():
                 and path not in declared
             ):
                 problems.append(
-                    f"rule {rule.name} writes {path}, not declared in TABLES"
+                    f"rule {written.name} writes {path}, not declared in TABLES"
                 )
     return problems
 
@@ -64,10 +64,6 @@ if _problems:
         "The stages' declarations disagree with their rules and claims:\n  "
         + "\n  ".join(_problems)
     )
-
-
-#: Minutes planned for a gather, plot or claims job (seconds in practice; they run locally).
-CHEAP_RUNTIME = 2
 
 
 # The rules are made inside functions: a script: directive is evaluated when the job runs, so in a
@@ -135,115 +131,3 @@ for _stage in STAGES:
     for _name, _spec in FIGURES[_stage].items():
         plot_rule(_stage, _name, _spec)
     stage_rule(_stage)
-
-
-rule stage_claims:
-    """Evaluate the claims of one stage (registry: expressivity.claims.<stage>)."""
-    input:
-        tables=lambda wc: claim_tables(wc.stage),
-        lib=lambda wc: [
-            *script_deps("claims", "stage"),
-            *lib_deps(str(LIB / "claims" / f"{wc.stage}.py")),
-        ],
-    output:
-        report(
-            "results/claims/{stage}.csv",
-            caption="../report/claims_stage.rst",
-            category="Claims",
-            labels={"stage": "{stage}"},
-        ),
-    log:
-        "logs/claims/{stage}.log",
-    wildcard_constraints:
-        stage="|".join(STAGES),
-    conda:
-        ENV
-    resources:
-        runtime=CHEAP_RUNTIME,
-    params:
-        stage="{stage}",
-    script:
-        "../scripts/claims/stage.py"
-
-
-rule claims:
-    """Gather every stage's claims into results/claims.csv and log the pass count."""
-    input:
-        stages=expand("results/claims/{stage}.csv", stage=STAGES),
-        lib=script_deps("claims", "gather"),
-    output:
-        report(
-            "results/claims.csv",
-            caption="../report/claims.rst",
-            category="Claims",
-            labels={"stage": "all"},
-        ),
-    log:
-        "logs/claims/all.log",
-    conda:
-        ENV
-    resources:
-        runtime=CHEAP_RUNTIME,
-    script:
-        "../scripts/claims/gather.py"
-
-
-rule plan_vs_measured:
-    """Planned (the rules' runtime, as `make plan` prints it) against measured time per job."""
-    input:
-        "results/claims.csv",
-        script=script_deps("run", "plan_vs_measured"),
-        plan=lib_deps("workflow/plan.py"),
-    output:
-        table="results/run/plan_vs_measured.csv",
-        png=report(
-            "figures/run/plan_vs_measured.png",
-            caption="../report/plan_vs_measured.rst",
-            category="Run",
-        ),
-        pdf="figures/run/plan_vs_measured.pdf",
-    log:
-        "logs/run/plan_vs_measured.log",
-    conda:
-        ENV
-    resources:
-        runtime=CHEAP_RUNTIME,
-    params:
-        config=os.path.relpath(workflow.configfiles[-1]),
-    script:
-        "../scripts/run/plan_vs_measured.py"
-
-
-def _within_limits(job_rule, key, limit, unit, scale):
-    """Make ``job_rule``'s resource ``key`` refuse, before any work, a job estimated above
-    ``limit`` (Snakemake evaluates resources while it builds the DAG)."""
-    resource = job_rule.resources.get(key)
-    if resource is None:
-        return  # the profile's default-resources apply, below every limit
-    name = "job_hours" if unit == "h" else "job_memory_gb"
-
-    def check(amount, wildcards):
-        if isinstance(amount, int | float) and amount > limit * scale:
-            where = dict(wildcards.items()) if wildcards else ""
-            raise WorkflowError(
-                f"job {job_rule.name} {where} is estimated at {amount / scale:.3g} {unit}, over "
-                f"limits.{name} = {limit:g} {unit}. Nothing was run: split the job (fewer trials "
-                "or points per job) or raise the limit on purpose; `make plan` shows every estimate."
-            )
-        return amount
-
-    if resource.is_evaluable():
-        estimate = resource._evaluator
-
-        @functools.wraps(estimate)
-        def checked(wildcards, **kwargs):
-            return check(estimate(wildcards, **kwargs), wildcards)
-
-        job_rule.resources[key] = Resource(key, checked)
-    else:
-        check(resource.value, None)
-
-
-for _rule in workflow.rules:
-    _within_limits(_rule, "runtime", config["limits"]["job_hours"], "h", 60)
-    _within_limits(_rule, "mem_mb", config["limits"]["job_memory_gb"], "GB", 1024)

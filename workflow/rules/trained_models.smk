@@ -8,8 +8,6 @@ from expressivity.experiments.trained_models.cost import (
     heads_cost,
     memorization_cost,
     mixers_cost,
-    tm_mem_mb,
-    tm_runtime,
     width_cost,
 )
 from expressivity.experiments.trained_models.memorization import ARMS as TM_ARMS
@@ -41,9 +39,8 @@ TM_PARAMS = dict(
 )
 
 
-def tm_settings(section, *keys):
-    """The settings of one config section that a job uses, and no others (not its sweep lists)."""
-    return {key: TM_CFG[section][key] for key in keys}
+# the settings of one config section that a job uses, and no others (not its sweep lists)
+tm_settings = lambda section, *keys: settings(TM, section, *keys)
 
 
 # the settings every encoder job (copy, mixers) uses
@@ -140,8 +137,7 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        runtime=tm_runtime(tm_memorize_cost[0]),
-        mem_mb=tm_mem_mb(tm_memorize_cost[1]),
+        **job_resources(*tm_memorize_cost),
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
@@ -168,8 +164,7 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        runtime=lambda wc: tm_runtime(tm_heads_cost(wc)[0]),
-        mem_mb=lambda wc: tm_mem_mb(tm_heads_cost(wc)[1]),
+        **per_job(tm_heads_cost),
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
@@ -195,8 +190,7 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        runtime=lambda wc: tm_runtime(tm_width_cost(wc)[0]),
-        mem_mb=lambda wc: tm_mem_mb(tm_width_cost(wc)[1]),
+        **per_job(tm_width_cost),
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
@@ -223,8 +217,7 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        runtime=lambda wc: tm_runtime(tm_copy_cost(wc)[0]),
-        mem_mb=lambda wc: tm_mem_mb(tm_copy_cost(wc)[1]),
+        **per_job(tm_copy_cost),
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
@@ -250,8 +243,7 @@ rule tm_mixers:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        runtime=tm_runtime(tm_mixers_cost[0]),
-        mem_mb=tm_mem_mb(tm_mixers_cost[1]),
+        **job_resources(*tm_mixers_cost),
         gpu=TM_GPU,
     params:
         **TM_PARAMS,

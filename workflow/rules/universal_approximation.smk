@@ -6,7 +6,6 @@ from expressivity.experiments.universal_approximation import (
     assumption_cost as ua_assumption_cost,
     lemma6_cost as ua_lemma6_cost,
     regression_cost as ua_regression_cost,
-    resources as ua_resources,
     sparse_mapping_cost as ua_sparse_mapping_cost,
     staircase_cost as ua_staircase_cost,
 )
@@ -17,25 +16,9 @@ UA_RES = f"results/{UA}"
 UA_BUDGET = UA_CFG["grid_budget"]
 
 
-def ua_settings(section, *keys):
-    """The settings ``keys`` of ``universal_approximation.<section>``: a job's params hold only
-    what it uses, so a value added to another setting (or a figure's) does not rerun it.
-    """
-    return {key: UA_CFG[section][key] for key in keys}
-
-
-def ua_cost(cost, **settings):
-    """``runtime`` and ``mem_mb`` of a job from its cost model: ``cost(**settings, **wildcards)``
-    gives CPU seconds and MB (wildcards of digits passed as integers)."""
-
-    def of(wc):
-        wild = {k: int(v) if v.isdigit() else v for k, v in wc.items()}
-        return ua_resources(*cost(**settings, **wild))
-
-    return {
-        "runtime": lambda wc: of(wc)["runtime"],
-        "mem_mb": lambda wc: of(wc)["mem_mb"],
-    }
+ua_settings = lambda section, *keys: settings(UA, section, *keys)
+# runtime and mem_mb of each job: cost(**settings, **wildcards) gives CPU seconds and peak bytes
+ua_cost = lambda cost, **kw: per_job(lambda wc: cost(**kw, **numeric(wc)))
 
 
 # Lemma 6 grids (1/delta, d, n, size): within the budget they are checked, above it skipped.

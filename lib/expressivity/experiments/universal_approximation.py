@@ -36,10 +36,10 @@ STAGE = "universal_approximation"
 LEMMA6_SOFTMAX_COLUMNS = ["inv_delta", "d", "n", "beta", "beta_real", "inputs", "margin",
                           "max_abs_error", "error_over_margin", "collided_inputs",
                           "collided_entries"]
-#: Seconds of Python start-up and imports every job pays.
-JOB_START_SECONDS = 2.0
 #: Bisection steps refining the empirical softmax beta between two powers of two (to 2^(1/32)).
 BISECTIONS = 5
+#: Bytes in a megabyte of the cost models.
+MB = 2**20
 #: The softmax curve stops once the error is below this fraction of the margin (or 0).
 CURVE_FLOOR = 1e-9
 
@@ -65,13 +65,6 @@ def _progress(log: logging.Logger | None, what: str, total: float) -> Progress |
 def _advance(progress: Progress | None, done: float, **values) -> None:
     if progress is not None:
         progress.update(done, **values)
-
-
-def resources(seconds: float, mem_mb: float) -> dict:
-    """``runtime`` (minutes, twice the prediction, at least 1) and ``mem_mb`` (at least 500) of a
-    job predicted to take ``seconds`` of CPU and ``mem_mb`` of memory."""
-    return {"runtime": max(1, math.ceil(2 * (seconds + JOB_START_SECONDS) / 60)),
-            "mem_mb": max(500, math.ceil(mem_mb))}
 
 
 # ---- Lemma 6: the selective-shift contextual mapping on every grid input -----------------------
@@ -189,13 +182,13 @@ def lemma6_check(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max
 
 
 def lemma6_cost(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max,
-                softmax_subset: int) -> tuple[float, float]:
-    """Predicted CPU seconds and peak MB of ``lemma6_check``: attention passes cost about 1.6e-7 s
+                softmax_subset: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``lemma6_check``: attention passes cost about 1.6e-7 s
     per input, layer and score entry ``n^2`` (two full passes and the subset scan), the property
     checks about 1e-6 s per token; memory about 120 bytes per input and score entry."""
     N = m ** (n * d)
     if N > grid_budget:
-        return 0.0, 0.0
+        return 0.0, 0
     layers = m**d + 1
     scan = min(N, softmax_subset) * (len(_betas(beta_min, beta_max)) + BISECTIONS)
     # no attention pass where the values pass 2^52 (selective_shift.dense_network's bound)
@@ -203,7 +196,7 @@ def lemma6_cost(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max,
     exact = (D + 1) ** n * (D - 1) * (1 + D ** (n + 1)) < selective_shift.FLOAT64_EXACT
     seconds = (1.6e-7 * layers * n * n * (2 * N + scan) * exact + 4e-8 * layers * n * N
                + 1e-6 * n * N + 0.05)
-    return seconds, 100 + 1.2e-4 * N * n * n
+    return seconds, round((100 + 1.2e-4 * N * n * n) * MB)
 
 
 def lemma6_tables(summaries: list[pd.DataFrame], curves: list[pd.DataFrame], *, skipped,
@@ -312,8 +305,8 @@ def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
-                       grid_budget: int, memorization_budget: int) -> tuple[float, float]:
-    """Predicted CPU seconds and peak MB of ``approximation_table``."""
+                       grid_budget: int, memorization_budget: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``approximation_table``."""
     seconds, mem = 0.0, 100.0
     for m in inv_delta:
         for route in _routes(target):
@@ -322,7 +315,7 @@ def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
                 seconds += _route_seconds(route, m, n, d, samples)
                 per = 2000 if route == "kajitsuka_sato" else 100     # bytes per table entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
-    return seconds, mem
+    return seconds, round(mem * MB)
 
 
 # ---- sparse patterns: Assumption 1 and the sparse contextual mapping ---------------------------
@@ -354,12 +347,12 @@ def assumption_table(*, n, names, seed: int) -> list[dict]:
     return rows
 
 
-def assumption_cost(*, n, names) -> tuple[float, float]:
-    """Predicted CPU seconds and peak MB of ``assumption_table``: bit-packed reachability costs
+def assumption_cost(*, n, names) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``assumption_table``: bit-packed reachability costs
     about 1e-9 s per bit and layer, ``n^3`` for the window's ``n - 1`` layers (constant ``s``
     elsewhere); building masks and the path search about 2e-7 s per mask entry."""
     seconds = sum(1e-9 * length**3 + 2e-7 * len(names) * length**2 for length in n)
-    return seconds, 100 + 20 * max(n) ** 2 / 1e6
+    return seconds, round((100 + 20 * max(n) ** 2 / 1e6) * MB)
 
 
 def sparse_mapping_check(name: str, masks, m: int, d: int, n: int) -> list[dict]:
@@ -433,12 +426,12 @@ def _sparse_seconds(m: int, d: int, n: int) -> float:
     return 2 * 1e-6 * (m ** (n * d)) * n * (2 * n * m**d + n)
 
 
-def sparse_mapping_cost(*, names, inv_delta, d, n, grid_budget: int) -> tuple[float, float]:
-    """Predicted CPU seconds and peak MB of ``sparse_mapping_table``."""
+def sparse_mapping_cost(*, names, inv_delta, d, n, grid_budget: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``sparse_mapping_table``."""
     grids = _sparse_grids(inv_delta, d, n, grid_budget)
     seconds = len(names) * sum(_sparse_seconds(*g) for g in grids)
     inputs = max((m ** (nn * dd) * nn * nn for m, dd, nn in grids), default=0)
-    return seconds, 100 + 1e-3 * inputs
+    return seconds, round((100 + 1e-3 * inputs) * MB)
 
 
 # ---- Fang et al.'s polynomial blocks ------------------------------------------------------------
@@ -464,13 +457,13 @@ def staircase_table(*, d, max_blocks: int, max_degree: int, n_test: int, seed: i
     return rows
 
 
-def staircase_cost(*, d, max_blocks: int, max_degree: int, n_test: int) -> tuple[float, float]:
-    """Predicted CPU seconds (5e9 flop/s, batched matrix products) and peak MB."""
+def staircase_cost(*, d, max_blocks: int, max_degree: int, n_test: int) -> tuple[float, int]:
+    """Predicted CPU seconds (5e9 flop/s, batched matrix products) and peak bytes."""
     cells = [(dim, L) for dim in d for L in range(1, max_blocks + 1)]
     flops = max_degree * sum(_block_flops(dim, L, 4 * n_tokens(dim, L) + n_test)
                              for dim, L in cells)
     T = max(n_tokens(dim, L) for dim, L in cells)
-    return flops / 5e9, 100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6
+    return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 
 def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int, n_test: int,
@@ -498,9 +491,9 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
 
 
 def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int
-                    ) -> tuple[float, float]:
-    """Predicted CPU seconds (5e9 flop/s) and peak MB of ``regression_table``."""
+                    ) -> tuple[float, int]:
+    """Predicted CPU seconds (5e9 flop/s) and peak bytes of ``regression_table``."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
     T = n_tokens(d, degree)
-    return flops / 5e9, 100 + 8 * max(n_train) * T * 3 / 1e6
+    return flops / 5e9, round((100 + 8 * max(n_train) * T * 3 / 1e6) * MB)

@@ -117,8 +117,8 @@ def bigbird_table(*, seed: int, n: int, trials: int, beta_min: float, beta_max: 
     return rows
 
 
-def bigbird_cost(*, n: int, trials: int, n_betas: int) -> tuple[int, float]:
-    """``(peak bytes, CPU seconds)`` of the job at ``n``, for planning resources.
+def bigbird_cost(*, n: int, trials: int, n_betas: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the job at ``n``, for planning resources.
 
     One softmax evaluation costs about ``8 n^2 d`` flops (scores, weights times values, nearest
     vectors) and the bounds and the reference together about as much as two more; ``evaluations
@@ -127,4 +127,4 @@ def bigbird_cost(*, n: int, trials: int, n_betas: int) -> tuple[int, float]:
     Memory: a few ``n x n`` arrays of the softmax and the ``2^24``-double blocks of the bounds."""
     d = dimension(n)
     seconds = trials * (evaluations(n_betas) + 2) * 8 * n * n * d / 6e9
-    return 400 * 2**20 + 6 * 8 * n * n + 3 * 8 * 2**24, 2 * seconds
+    return 2 * seconds, 400 * 2**20 + 6 * 8 * n * n + 3 * 8 * 2**24

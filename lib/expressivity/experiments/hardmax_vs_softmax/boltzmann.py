@@ -75,8 +75,8 @@ def check_chunk(*, seed: int, chunk: int, n_chunks: int, n_vectors: int, size_mi
 
 
 def chunk_cost(*, n_chunks: int, n_vectors: int, size_max: int, scale_max: float,
-               arb_dps: int) -> tuple[int, float]:
-    """``(peak bytes, CPU seconds)`` of the largest chunk, for planning resources.
+               arb_dps: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the largest chunk, for planning resources.
 
     Measured here (2 cores shared, 2026-11): about 1 ms per vector of length 64 in float64 plus
     a length-proportional part; about a fifth of the vectors need ball arithmetic, whose cost
@@ -86,7 +86,7 @@ def chunk_cost(*, n_chunks: int, n_vectors: int, size_max: int, scale_max: float
     per_chunk = -(-n_vectors // n_chunks)
     digits = 2 * (arb_dps + 6 * scale_max / math.log(10))
     per_vector = 1.0e-3 + 4.0e-6 * size_max + 1.0e-9 * size_max * digits
-    return 300 * 2**20 + 400 * per_chunk, 2 * per_chunk * per_vector
+    return 2 * per_chunk * per_vector, 300 * 2**20 + 400 * per_chunk
 
 
 def limit_curves(*, seed: int, example_betas: int,

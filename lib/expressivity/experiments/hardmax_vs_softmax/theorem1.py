@@ -117,12 +117,12 @@ def theorem1_tables(*, seed: int, n_draws: int, d: int, heads_max: int, head_siz
 
 
 def search_cost(*, n_draws: int, exact_draws: int, heads_max: int, head_size_max: int,
-                labellings: int) -> tuple[int, float]:
-    """``(peak bytes, CPU seconds)`` of the Theorem 1 job, for planning resources.
+                labellings: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the Theorem 1 job, for planning resources.
 
     Measured here (2 cores shared, 2026-11): about 1.5 ms per draw in float64 and 1 ms per exactly
     checked draw with five heads of size three, in proportion to ``heads * head size``; 20 ms per
     labelling of the memorizer. Doubled for slower nodes."""
     work = heads_max * head_size_max / 15
     seconds = 1.5e-3 * n_draws * work + 1.0e-3 * exact_draws * work + 0.02 * labellings
-    return 300 * 2**20 + 1000 * n_draws, 2 * seconds
+    return 2 * seconds, 300 * 2**20 + 1000 * n_draws

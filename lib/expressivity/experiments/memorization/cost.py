@@ -136,16 +136,6 @@ def contrast_cost(*, d: Sequence[int], degrees: Sequence[int], draws: int,
     return seconds, peak
 
 
-def runtime_minutes(seconds: float) -> int:
-    """The ``runtime`` a rule asks for: the prediction with 50% to spare, at least one minute."""
-    return max(1, math.ceil(1.5 * seconds / 60))
-
-
-def mem_mb(peak_bytes: int) -> int:
-    """The ``mem_mb`` a rule asks for: the predicted peak with 25% to spare."""
-    return math.ceil(1.25 * peak_bytes / 2**20)
-
-
 def progress_tracker(log: logging.Logger | None, what: str,
                      weights: Sequence[float]) -> Callable[..., None]:
     """A function ``done(i, **values)`` to call after unit ``i`` of work: it reports through

@@ -4,7 +4,7 @@ A training step costs a fixed overhead (Python and torch dispatch, Adam) plus a 
 to the arithmetic of the model, and every job runs at most ``budget`` steps per learning rate
 (early stopping only shortens it, so these are upper bounds for the planner). The constants were
 measured on the development machine (``benchmarks/trained_models.py`` prints the current steps per
-second) and carry the 50 % margin of ``tm_runtime``:
+second) and carry the 50 % margin of the workflow's ``job_resources``:
 
 - memorization (full batch, the seeds side by side): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)``
   seconds per epoch for ``R`` seeds, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``;
@@ -95,13 +95,3 @@ def mixers_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
     del vocab, heads, window
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
                     budget=budget, every=every, eval_size=eval_size)
-
-
-def tm_runtime(seconds: float) -> int:
-    """The ``runtime`` (minutes) a rule asks for: the prediction with 50 % to spare, at least 2."""
-    return max(2, math.ceil(1.5 * seconds / 60))
-
-
-def tm_mem_mb(peak_bytes: int) -> int:
-    """The ``mem_mb`` a rule asks for: the predicted peak with 25 % to spare."""
-    return math.ceil(1.25 * peak_bytes / 2**20)
