@@ -87,14 +87,12 @@ SA_ERROR = {**SA_SETTINGS, "seed": SEED, **_sa("search", "d_start", "min_step", 
 #: Keywords of ``construction.module_table``.
 SA_MODULE = {"R": SA["R"], "eps_ratio": SA["eps_ratio"], "eps_zero": SA["eps_zero"], "seed": SEED,
              **_sa("module", "n", "d", "k", "trials", "max_rounds")}
-#: Keywords of ``optimised.optimised_table`` but ``n, k``; its (n, k) points (every k <= n).
+#: Keywords of ``optimised.optimised_table`` but ``k`` (one job per k of ``SA_OPTIMISED_K``).
 SA_OPTIMISED = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "device": SA["device"],
-                "trials": SA["optimised"]["trials"],
-                "optimise": {key: SA["optimised"][key] for key in (
-                    "restarts", "d_start", "d_max", "resolution", "steps", "patience",
-                    "check_every", "lr", "margin")},
-                "circle_margin": SA["optimised"]["circle_margin"]}
-SA_OPTIMISED_POINTS = [(n, k) for k in SA["optimised"]["k"] for n in SA["optimised"]["n"] if k <= n]
+                **_sa("optimised", "n", "trials", "circle_margin"),
+                "optimise": _sa("optimised", "restarts", "d_start", "d_max", "resolution", "steps",
+                                "patience", "check_every", "lr", "margin")}
+SA_OPTIMISED_K = SA["optimised"]["k"]
 #: Keywords of ``construction.example_table``.
 SA_EXAMPLE = {**{key: SA[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}, "seed": SEED,
               "search": SA["search"], "n": SA["module"]["n"], "kind": SA["module"]["example_kind"],

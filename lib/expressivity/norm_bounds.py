@@ -46,7 +46,7 @@ on the |I| x |I| matrix ``P = (S_{i c(i')})``:
   (the bound is increasing in P_ii <= Lam), and ``rank T <= rank P + 1 <= d + 1`` (the shift adds
   rank one; a row scaling adds none). So Alon's theorem gives ``d + 1 >= c log|I| / (eps^2 log(1/eps))``
   when eps < 1/2, i.e. Lam < 1.5 gamma. Its constant c is not explicit, and the random construction's
-  norms give Lam above 1.5 gamma (about 1.9 gamma at eps_zero = 0.1, k = 1), so we use Alon's proof
+  norms give Lam above 1.5 gamma (1.6 to 1.8 gamma at eps_zero = 0.1, k = 1), so we use Alon's proof
   with explicit numbers instead, valid for every eps < 1: for any real square M,
   ``|tr M| <= ||M||_* <= sqrt(rank M) ||M||_F``, so ``rank M >= (tr M)^2 / ||M||_F^2``; the Hadamard
   power ``T^(o t)`` (entries T_ij^t) has ``rank <= C(rank T + t - 1, t)``, unit diagonal and

@@ -93,21 +93,19 @@ sa_mass_cost = sa_resources("mass")
 
 SA_OPT = SA_CFG["optimised"]
 SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
-SA_OPT_POINTS = [(n, k) for k in SA_OPT["k"] for n in SA_OPT["n"] if k <= n]
 
 
 def sa_optimised_cost(wc):
-    """mem_mb and runtime (minutes) of one optimised-inputs job: its cost model (an upper plan in
-    which every grid d fails after all its steps, on one CPU core)."""
-    nbytes, seconds = sa_optimised_plan(
-        n=int(wc.n),
+    """(CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in
+    which every grid d fails after all its steps, on one CPU core."""
+    return sa_optimised_plan(
+        n=SA_OPT["n"],
         k=int(wc.k),
         trials=SA_OPT["trials"],
         search=SA_CFG["search"],
         optimise=SA_OPT_SETTINGS,
         **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
     )
-    return max(2000, 500 + nbytes // 2**20), 10 + math.ceil(seconds / 60)
 
 
 TABLES[SA] = {
@@ -129,7 +127,7 @@ TABLES[SA] = {
         expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_SWEEP["k"])
     ),
     "optimised_inputs": gathered(
-        f"{SA_RES}/optimised/n{n}_k{k}.csv" for n, k in SA_OPT_POINTS
+        expand(f"{SA_RES}/optimised/k{{k}}.csv", k=SA_OPT["k"])
     ),
     "fixed_module": COMPUTED,
     "example": COMPUTED,
@@ -350,31 +348,28 @@ rule sa_example:
 
 
 rule sa_optimised:
-    """Inputs optimised for the fixed module under the random construction's norm bound at one
-    (n, k), against its d_min on the same targets; lower bounds on d; the d = 2 circle.
-    """
+    """Optimised inputs under the construction's norm bound (every n, one k) against its d_min."""
     input:
         lib=script_deps(SA, "optimised"),
     output:
-        f"{SA_RES}/optimised/n{{n}}_k{{k}}.csv",
+        f"{SA_RES}/optimised/k{{k}}.csv",
     log:
-        f"logs/{SA}/optimised_n{{n}}_k{{k}}.log",
+        f"logs/{SA}/optimised_k{{k}}.log",
     benchmark:
-        f"{SA_BENCH}/optimised_n{{n}}_k{{k}}.tsv"
+        f"{SA_BENCH}/optimised_k{{k}}.tsv"
     wildcard_constraints:
-        n=r"\d+",
         k=r"\d+",
     conda:
         ENV
     resources:
-        mem_mb=lambda wc: sa_optimised_cost(wc)[0],
-        runtime=lambda wc: sa_optimised_cost(wc)[1],
+        **per_job(sa_optimised_cost),
         gpu=SA_GPU,
     params:
         **sa_settings(
             "target", "R", "eps_ratio", "eps_zero", "delta", "search", "device"
         ),
         seed=config["seed"],
+        n=SA_OPT["n"],
         trials=SA_OPT["trials"],
         optimise=SA_OPT_SETTINGS,
         circle_margin=SA_OPT["circle_margin"],

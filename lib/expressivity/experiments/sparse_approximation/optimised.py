@@ -39,6 +39,10 @@ RECORD_COLUMNS = ("radius_q", "radius_k", "logit_bound", "logit_bound_over_gamma
                   "opt_steps", "opt_restart", "steps_total", "opt_norm_q", "opt_norm_k",
                   "rounding_tol", "precision", "random_over_opt", "sub_identity_rows",
                   "alon_eps", "d_lower_alon", "d_lower_packing", "d_lower", "opt_over_lower")
+#: The torch process of a job (measured: 406 MB resident on the CI config) and the seconds to start
+#: it (interpreter, numpy, pandas, torch), for the cost model.
+BASE_BYTES = 450 * 2**20
+START_SECONDS = 5.0
 #: Settings of the optimisation (the config's ``optimised`` section, but n, k and trials).
 OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
                  "check_every", "lr", "margin")
@@ -111,45 +115,59 @@ def optimised_record(target: SparseTarget, rng: np.random.Generator, *, R: float
     }
 
 
-def optimised_table(*, n: int, k: int, trials: int, seed: int, target: str, R: float,
+def optimised_table(*, n: list[int], k: int, trials: int, seed: int, target: str, R: float,
                     eps_ratio: float, eps_zero: float, delta: float, search: dict,
                     optimise: dict, circle_margin: float, device: str = "cpu",
                     log: logging.Logger | None = None) -> pd.DataFrame:
-    """Optimised inputs against the random construction on the sweep's targets (trial t is the
-    sweep's trial t at (n, k): same target, same G, so the same d_min where the sweep has this n):
-    one row per trial (``optimised_record``)."""
+    """Optimised inputs against the random construction on the sweep's targets at every n of
+    ``n`` (those >= k) and one k (trial t is the sweep's trial t at (n, k): same target, same G, so
+    the same d_min where the sweep has this n): one row per (n, trial) (``optimised_record``)."""
     check_tolerances(eps_ratio, eps_zero)
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
-    progress = Progress(log, f"optimised n={n} k={k}, trials", trials) if log else None
-    rows = []
-    for trial in range(trials):
-        A, rng = sweep_target(seed=seed, target=target, n=n, k=k, R=R, trial=trial)
+    ns = [n_ for n_ in n if n_ >= k]
+    if not ns:
+        raise ValueError(f"no n >= k = {k} in {n}")
+    # progress counted in trials weighted by n (a trial's cost grows at least like n)
+    progress = Progress(log, f"optimised k={k}, trials weighted by n", trials * sum(ns)) \
+        if log else None
+    rows, done = [], 0
+    for n_ in ns:
+        for trial in range(trials):
+            A, rng = sweep_target(seed=seed, target=target, n=n_, k=k, R=R, trial=trial)
 
-        def attempt_line(a: Attempt, trial=trial):
-            if log is not None:
-                log.info("n=%d k=%d trial %d: d=%d restart %d %s after %d steps (slack %.3g, "
-                         "%d rows failing)", n, k, trial, a.d, a.restart,
-                         "meets the criterion" if a.ok else "fails", a.steps, a.slack,
-                         a.failing_rows)
+            def attempt_line(a: Attempt, n_=n_, trial=trial):
+                if log is not None:
+                    log.info("n=%d k=%d trial %d: d=%d restart %d %s after %d steps (slack "
+                             "%.3g, %d rows failing)", n_, k, trial, a.d, a.restart,
+                             "meets the criterion" if a.ok else "fails", a.steps, a.slack,
+                             a.failing_rows)
 
-        row = optimised_record(A, rng, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
-                               search=search, optimise=optimise, circle_margin=circle_margin,
-                               device=device, progress=attempt_line)
-        rows.append({"kind": target, "trial": trial, **row, "device": device})
-        if progress is not None:
-            progress.update(trial + 1, d_random=row["d_random"], d_opt=row["d_opt"])
+            row = optimised_record(A, rng, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero,
+                                   delta=delta, search=search, optimise=optimise,
+                                   circle_margin=circle_margin, device=device,
+                                   progress=attempt_line)
+            rows.append({"kind": target, "trial": trial, **row, "device": device})
+            done += n_
+            if progress is not None:
+                progress.update(done, n=n_, d_random=row["d_random"], d_opt=row["d_opt"])
     return pd.DataFrame(rows)
 
 
-def optimised_cost(*, n: int, k: int, trials: int, R: float, eps_ratio: float, eps_zero: float,
-                   delta: float, search: dict, optimise: dict) -> tuple[int, float]:
-    """Peak bytes and planned seconds of one ``optimised_table`` job on one CPU core: per trial the
-    random search (``searches.search_cost`` at ``PLAN_FLOPS``) and an upper plan of the scan in
-    which every grid d fails after all its steps (``optimised_inputs.scan_seconds``). Memory: the
-    search's factors and about 12 n x n x k float64 arrays of the hinge."""
-    nbytes, flops = search_cost(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero,
-                                delta=delta, horizon_fraction=search["horizon_fraction"])
-    scan = scan_seconds(n, k, **{key: optimise[key] for key in
-                                 ("d_start", "d_max", "resolution", "restarts", "steps")})
-    return max(nbytes, 12 * 8 * n * n * k), trials * (flops / PLAN_FLOPS["cpu"] + scan)
+def optimised_cost(*, n: list[int], k: int, trials: int, R: float, eps_ratio: float,
+                   eps_zero: float, delta: float, search: dict, optimise: dict) -> tuple[float, int]:
+    """Planned CPU seconds and peak bytes of one ``optimised_table`` job (every n >= k of ``n`` at one
+    k) on one CPU core: per trial the random search (``searches.search_cost`` at ``PLAN_FLOPS``)
+    and an upper plan of the scan in which every grid d fails after all its steps
+    (``optimised_inputs.scan_seconds``), after ``START_SECONDS``. Memory: the torch process
+    (``BASE_BYTES``) and the largest n's search factors or about 12 n x n x k float64 arrays of
+    the hinge."""
+    peak, seconds = 0, START_SECONDS
+    for n_ in (n_ for n_ in n if n_ >= k):
+        nbytes, flops = search_cost(n=n_, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero,
+                                    delta=delta, horizon_fraction=search["horizon_fraction"])
+        scan = scan_seconds(n_, k, **{key: optimise[key] for key in
+                                      ("d_start", "d_max", "resolution", "restarts", "steps")})
+        peak = max(peak, nbytes, 12 * 8 * n_ * n_ * k)
+        seconds += trials * (flops / PLAN_FLOPS["cpu"] + scan)
+    return seconds, BASE_BYTES + peak
