@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from expressivity.random_projection import jl_dimension
+
 
 def show(value) -> str:
     """``repr(value)``, cut to 60 characters."""
@@ -242,6 +244,17 @@ def _least_squares(d, degree, n_train):
             f"{need}; the smallest N is {min(n_train)}")
 
 
+def _grid_below_jl(d_start, n, ks, R, eps_ratio, eps_zero, delta):  # noqa: N803
+    """The logit-error grid runs from search.d_start up to the JL bound (*) at error.n."""
+    if not (0 < delta < 1 and all(math.isfinite(x) and x > 0 for x in (R, eps_ratio, eps_zero))):
+        return None  # reported by the schema
+    d_jl = min(jl_dimension(n, k, R, eps_ratio, eps_zero, delta) for k in ks)
+    if d_start <= d_jl:
+        return None
+    return (f"the logit-error grid runs from d_start up to the JL bound (*) at error.n, "
+            f"{d_jl} for k = {min(ks)}: d_start = {d_start} leaves no grid")
+
+
 def _jl_has_n(sweep_n, n_max):
     if min(sweep_n) <= n_max:
         return None
@@ -302,6 +315,8 @@ RELATIONS: list[Relation] = [
     at_most(f"{SA}.module.example_k", f"{SA}.module.n", "the heatmap example needs example_k <= n"),
     at_most(f"{SA}.vary.k", f"{SA}.vary.n", "an n x n target has at most n nonzeros per row"),
     Relation((f"{SA}.sweep.n", f"{SA}.jl.n_max"), _jl_has_n),
+    Relation((f"{SA}.search.d_start", f"{SA}.error.n", f"{SA}.sweep.k", f"{SA}.R", f"{SA}.eps_ratio",
+              f"{SA}.eps_zero", f"{SA}.delta"), _grid_below_jl),
     at_most(f"{SA}.optimised.k", f"{SA}.optimised.n",
             "the optimised inputs are searched for targets with every optimised.k at every "
             "optimised.n, so k <= n"),

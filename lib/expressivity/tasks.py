@@ -15,10 +15,10 @@ loss and the accuracy count).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
 from expressivity.arguments import integer
 
@@ -82,6 +82,6 @@ def majority_accuracy(task: str, n: int, vocab: int, cap: int = 6) -> float:
     n, vocab, cap = integer("n", n, 1), integer("vocab", vocab, 1), integer("cap", cap, 1)
     if task == "copy":
         return 1.0 / vocab
-    others = stats.binom(n - 1, 1.0 / vocab)
-    probs = [others.pmf(c - 1) for c in range(1, cap)] + [others.sf(cap - 2)]
-    return float(max(probs))
+    p = 1.0 / vocab
+    pmf = [math.comb(n - 1, j) * p**j * (1 - p) ** (n - 1 - j) for j in range(cap - 1)]
+    return float(max([*pmf, 1.0 - sum(pmf)]))  # counts 1..cap-1, and cap or more

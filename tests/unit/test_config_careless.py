@@ -14,9 +14,6 @@ they do not:
 - relations between keys that a careless edit breaks (``budget < window``, a kernel that is even or
   too short, d_model not a multiple of heads, more sequences than token sets, a head size above d,
   attention layers at or above depth, a Lemma 6 grid list with no grid within the budget, ...).
-
-Sparse-approximation gaps are owned by another change to its schema and relations: the configs of
-``SPARSE_GAPS`` are expected to be accepted today (``xfail``) and listed there with the reason.
 """
 
 import copy
@@ -218,20 +215,6 @@ RELATIONS = [
 
 CASES = generated() + RELATIONS
 
-#: Sparse-approximation configs accepted today that should be refused (another engineer is
-#: changing that schema and its relations): id -> why the config is wrong.
-SPARSE_GAPS: dict[str, str] = {
-    "sa-d-start-over-jl-bound":
-        "search.d_start above the JL bound (*) at error.n (686 at n = 64, k = 1 on ci.yaml): "
-        "error_table's d_grid raises 'bad grid: d_start=1000, d_max=686' in the job; in the sweep "
-        "every grid starts above d_min, so d_min = d_start is reported, left-censored and unflagged",
-    "sa-one-trial":
-        "sweep.trials: 1 (trials_at_largest_n empty; mass.trials: 1 likewise): the bootstrap over "
-        "the trials within each n has nothing to resample, every interval has zero width, and the "
-        "out-of-sample finding is judged against a spread of 0",
-}
-
-
 def broken(change: dict) -> dict:
     config = copy.deepcopy(CI)
     for dotted, value in change.items():
@@ -247,12 +230,9 @@ def test_at_least_120_fresh_broken_configs():
     ids = [case.id for case in CASES]
     assert len(set(ids)) == len(ids), "case ids must be unique"
     assert len(CASES) >= 120
-    assert set(SPARSE_GAPS) <= set(ids)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(reason=SPARSE_GAPS[case.id], strict=False))
-    if case.id in SPARSE_GAPS else case for case in CASES], ids=[case.id for case in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_careless_config_is_refused_naming_the_key(case):
     with pytest.raises(ConfigError) as err:
         check_config(broken(case.change))
