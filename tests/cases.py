@@ -5,6 +5,7 @@ test, a benchmark and a workflow job exercise the same instances; a test that ne
 size says so next to the case. One block per stage, each maintained with that stage's code.
 """
 
+import copy
 from pathlib import Path
 
 import yaml
@@ -12,6 +13,24 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 #: config/ci.yaml as written (sections keyed by stage).
 CI = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+
+#: In a change to ci.yaml (``changed``): delete the key.
+MISSING = object()
+
+
+def changed(change: dict) -> dict:
+    """ci.yaml with ``change`` applied: dotted key -> new value (``MISSING`` deletes the key)."""
+    config = copy.deepcopy(CI)
+    for dotted, value in change.items():
+        *parents, last = dotted.split(".")
+        node = config
+        for part in parents:
+            node = node[part]
+        if value is MISSING:
+            del node[last]
+        else:
+            node[last] = value
+    return config
 SEED = CI["seed"]
 
 

@@ -8,7 +8,6 @@ missing sections and violated relations between keys. Mutations of the file's te
 YAML, an empty, missing or directory file, a top level that is not a mapping.
 """
 
-import copy
 import math
 import re
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cases import MISSING, changed
 
 from config_schema import ConfigError, check_config, check_config_files, load_schema
 
@@ -32,9 +32,6 @@ class Broken:
     id: str
     change: dict  # dotted key -> new value (MISSING deletes the key)
     named: tuple[str, ...]
-
-
-MISSING = object()
 
 
 def leaves(config, node, path=()):
@@ -144,20 +141,6 @@ RELATIONS = [
 CASES = generated() + RELATIONS
 
 
-def broken(change: dict) -> dict:
-    config = copy.deepcopy(CI)
-    for dotted, value in change.items():
-        *parents, last = dotted.split(".")
-        node = config
-        for part in parents:
-            node = node[part]
-        if value is MISSING:
-            del node[last]
-        else:
-            node[last] = value
-    return config
-
-
 def test_at_least_100_broken_configs_of_every_kind():
     kinds = {case.id.split(":")[0] for case in CASES if ":" in case.id}
     assert kinds >= {"nan", "inf", "float", "negative", "nan-item", "float-item", "type", "unknown",
@@ -169,7 +152,7 @@ def test_at_least_100_broken_configs_of_every_kind():
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_broken_config_is_refused_naming_the_key(case):
     with pytest.raises(ConfigError) as err:
-        check_config(broken(case.change))
+        check_config(changed(case.change))
     for text in case.named:
         assert text in str(err.value)
 
@@ -177,7 +160,7 @@ def test_broken_config_is_refused_naming_the_key(case):
 def test_a_relation_is_not_checked_on_a_key_with_its_own_problem():
     """A NaN in sweep.k is reported once, as a NaN, not again as a violated k <= n."""
     with pytest.raises(ConfigError) as err:
-        check_config(broken({f"{SA}.sweep.k": [math.nan], f"{SA}.sweep.n": [8, 16]}))
+        check_config(changed({f"{SA}.sweep.k": [math.nan], f"{SA}.sweep.n": [8, 16]}))
     assert err.value.problems == [err.value.problems[0]] and "NaN" in err.value.problems[0]
 
 
@@ -186,7 +169,7 @@ def test_every_problem_is_in_one_message():
             f"{SA}.sweep.k": [32], f"{SA}.sweep.n": [8, 16], f"{TM}.mixers.kernel": 4,
             f"{MEM}.typo": 1, f"{UA}.polynomial": MISSING}
     with pytest.raises(ConfigError, match=r"invalid configuration \(7 problem\(s\)\)") as err:
-        check_config(broken(case))
+        check_config(changed(case))
     for key in ("n_vectors", "beta_min", "seed", "sweep.k", "kernel", f"{MEM}.typo", "polynomial"):
         assert key in str(err.value)
 

@@ -184,13 +184,24 @@ def numeric(wildcards):
 CHEAP_RUNTIME = 2
 
 
+#: The runtime a job asks for: RUNTIME_MARGIN times its predicted time, plus START_MINUTES.
+RUNTIME_MARGIN, START_MINUTES = 1.5, 1
+
+
+def plannable_seconds(job_hours):
+    """The longest predicted time whose runtime (``job_resources``) stays within ``job_hours``."""
+    return (60 * job_hours - START_MINUTES) * 60 / RUNTIME_MARGIN
+
+
 def job_resources(seconds, peak_bytes):
     """``runtime`` (minutes) and ``mem_mb`` a job asks for, from its cost model's CPU seconds and
     peak bytes: half again the predicted time plus a minute to start (at least CHEAP_RUNTIME), a
     quarter more than the predicted memory (at least 500 MB). `make plan` prints these.
     """
     return {
-        "runtime": max(CHEAP_RUNTIME, 1 + math.ceil(1.5 * seconds / 60)),
+        "runtime": max(
+            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * seconds / 60)
+        ),
         "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
     }
 

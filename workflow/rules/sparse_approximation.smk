@@ -10,9 +10,8 @@ import math
 from expressivity.experiments.sparse_approximation.searches import (
     PLAN_FLOPS as SA_PLAN_FLOPS,
     VARIED as SA_VARIED_KEYS,
-    search_cost as sa_search_cost,
-    sweep_points as sa_sweep_points,
-    trial_chunks as sa_trial_chunks,
+    chunk_cost as sa_chunk_cost,
+    series_jobs as sa_series_jobs,
 )
 from expressivity.experiments.sparse_approximation.optimised import (
     OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
@@ -39,73 +38,33 @@ sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
 
 
-# each sweep-like section: its eps_zero at n and the first horizon of its search
-SA_SERIES = {
-    "sweep": (lambda n: SA_CFG["eps_zero"], SA_CFG["search"]["horizon_fraction"]),
-    "mass": (lambda n: SA_MASS["eps"] / n, SA_MASS["horizon_fraction"]),
-}
-
-
-def sa_cost(series, n, k):
-    """(peak bytes, flops) of one trial of `series` at (n, k) from the search's cost model."""
-    eps_zero, fraction = SA_SERIES[series]
-    return sa_search_cost(
-        n=n,
-        k=k,
-        eps_zero=eps_zero(n),
-        horizon_fraction=fraction,
-        **sa_settings("R", "eps_ratio", "delta"),
+# the jobs of the sweep-like sections: one per (n, k, chunk of trials), every n up to the n_max of
+# its k, trials split so that no job's runtime exceeds limits.job_hours
+SA_SWEEP_JOBS, SA_MASS_JOBS = (
+    sa_series_jobs(
+        SA_CFG, series, SA_RATE, plannable_seconds(config["limits"]["job_hours"])
     )
-
-
-def sa_jobs(series):
-    """Output paths of a sweep-like section: one per (n, k, chunk of trials), every n up to the
-    n_max of its k, trials split so that no job is planned beyond limits.job_hours."""
-    paths = []
-    for n, k, trials in sa_sweep_points(SA_CFG[series]):
-        seconds = sa_cost(series, n, k)[1] / SA_RATE
-        for first, last in sa_trial_chunks(
-            trials, seconds, config["limits"]["job_hours"]
-        ):
-            paths.append((n, k, first, last))
-    return paths
-
-
-SA_SWEEP_JOBS = sa_jobs("sweep")
-SA_MASS_JOBS = sa_jobs("mass")
-
-
-def sa_resources(series):
-    """mem_mb and runtime (minutes) of a job of `series` from the cost model of its trials."""
-
-    def cost(wc):
-        nbytes, flops = sa_cost(series, int(wc.n), int(wc.k))
-        trials = int(wc.last) - int(wc.first) + 1
-        return max(2000, 500 + nbytes // 2**20), 10 + math.ceil(
-            trials * flops / SA_RATE / 60
-        )
-
-    return cost
-
-
-sa_sweep_cost = sa_resources("sweep")
-sa_mass_cost = sa_resources("mass")
+    for series in ("sweep", "mass")
+)
+# (seconds, peak bytes) of a job of a sweep-like section: its trials first..last
+sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
+    SA_CFG, series, int(wc.n), int(wc.k), int(wc.last) - int(wc.first) + 1, SA_RATE
+)
 
 SA_OPT = SA_CFG["optimised"]
 SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 
 
-def sa_optimised_cost(wc):
-    """(CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in
-    which every grid d fails after all its steps, on one CPU core."""
-    return sa_optimised_plan(
-        n=SA_OPT["n"],
-        k=int(wc.k),
-        trials=SA_OPT["trials"],
-        search=SA_CFG["search"],
-        optimise=SA_OPT_SETTINGS,
-        **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
-    )
+# (CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in which
+# every grid d fails after all its steps, on one CPU core
+sa_optimised_cost = lambda wc: sa_optimised_plan(
+    n=SA_OPT["n"],
+    k=int(wc.k),
+    trials=SA_OPT["trials"],
+    search=SA_CFG["search"],
+    optimise=SA_OPT_SETTINGS,
+    **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
+)
 
 
 TABLES[SA] = {
@@ -169,12 +128,11 @@ rule sa_sweep:
         first=r"\d+",
         last=r"\d+",
     # the longest jobs start first, so that the cores finish together
-    priority: lambda wc: sa_sweep_cost(wc)[1]
+    priority: lambda wc: math.ceil(sa_job_cost("sweep")(wc)[0] / 60)
     conda:
         ENV
     resources:
-        mem_mb=lambda wc: sa_sweep_cost(wc)[0],
-        runtime=lambda wc: sa_sweep_cost(wc)[1],
+        **per_job(sa_job_cost("sweep")),
         gpu=SA_GPU,
     params:
         **sa_settings(
@@ -207,12 +165,11 @@ rule sa_mass:
         k=r"\d+",
         first=r"\d+",
         last=r"\d+",
-    priority: lambda wc: sa_mass_cost(wc)[1]
+    priority: lambda wc: math.ceil(sa_job_cost("mass")(wc)[0] / 60)
     conda:
         ENV
     resources:
-        mem_mb=lambda wc: sa_mass_cost(wc)[0],
-        runtime=lambda wc: sa_mass_cost(wc)[1],
+        **per_job(sa_job_cost("mass")),
         gpu=SA_GPU,
     params:
         **sa_settings(

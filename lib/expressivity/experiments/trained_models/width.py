@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 
 from expressivity.datasets import token_separated_dataset
+from expressivity.experiments.trained_models.memorization import TARGET
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -32,9 +33,6 @@ from expressivity.rng import generator
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import memorize
 from expressivity.training_protocol import MIXED, PLATEAUS, REACHES, cell_verdict
-
-#: Memorization means every token labelled correctly.
-TARGET = 1.0
 
 
 def minimal_width(widths: list[int], verdict_of) -> tuple[int | None, bool, list[int]]:
