@@ -18,18 +18,23 @@ CI = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
 MISSING = object()
 
 
+def set_key(config: dict, dotted: str, value) -> None:
+    """Set the dotted key of ``config`` to ``value`` in place (``MISSING`` deletes the key)."""
+    *parents, last = dotted.split(".")
+    node = config
+    for part in parents:
+        node = node[part]
+    if value is MISSING:
+        del node[last]
+    else:
+        node[last] = value
+
+
 def changed(change: dict) -> dict:
     """ci.yaml with ``change`` applied: dotted key -> new value (``MISSING`` deletes the key)."""
     config = copy.deepcopy(CI)
     for dotted, value in change.items():
-        *parents, last = dotted.split(".")
-        node = config
-        for part in parents:
-            node = node[part]
-        if value is MISSING:
-            del node[last]
-        else:
-            node[last] = value
+        set_key(config, dotted, value)
     return config
 SEED = CI["seed"]
 

@@ -4,6 +4,7 @@ import copy
 
 import pytest
 import yaml
+from cases import MISSING, set_key
 from config_relations import max_tokens
 
 from config_schema import (
@@ -65,18 +66,6 @@ def test_defaults_fill_missing_keys_but_not_missing_sections(good, schema_path):
     assert "hardmax_vs_softmax" not in apply_defaults({}, schema)
 
 
-def set_key(cfg, dotted, value):
-    *parents, last = dotted.split(".")
-    node = cfg
-    for p in parents:
-        node = node[p]
-    if value is DELETE:
-        del node[last]
-    else:
-        node[last] = value
-
-
-DELETE = object()
 
 BROKEN = [
     ("seed", "abc", "seed", "an integer"),
@@ -104,8 +93,8 @@ BROKEN = [
     ("hardmax_vs_softmax.bigbird.beta_max", 0, "hardmax_vs_softmax.bigbird.beta_max", "(0,"),
     ("hardmax_vs_softmax.bigbird.typo_key", 3, "hardmax_vs_softmax.bigbird.typo_key", "allowed keys"),
     ("extra_section", {}, "extra_section", "allowed keys"),
-    ("hardmax_vs_softmax.theorem1", DELETE, "hardmax_vs_softmax.theorem1", "missing"),
-    ("hardmax_vs_softmax", DELETE, "hardmax_vs_softmax", "missing"),
+    ("hardmax_vs_softmax.theorem1", MISSING, "hardmax_vs_softmax.theorem1", "missing"),
+    ("hardmax_vs_softmax", MISSING, "hardmax_vs_softmax", "missing"),
     ("hardmax_vs_softmax", [1, 2], "hardmax_vs_softmax", "a mapping"),
 ]
 
