@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import finite_number, finite_vectors
+
 ROUTES = ("yun", "kajitsuka_sato", "yun_positional")
 #: Largest leading term ``C(n, 2) delta^d`` of the repeated-token measure in the asymptotic range.
 ASYMPTOTIC_MEASURE = 0.25
@@ -55,13 +57,19 @@ def _count(name: str, value, lowest: int) -> int:
     return int(value)
 
 
+def _delta(delta) -> float:
+    """``delta`` as a float grid spacing in (0, 1]."""
+    value = finite_number("delta", delta)
+    if not 0 < value <= 1:
+        raise ValueError(f"delta must lie in (0, 1], got {value!r}")
+    return value
+
+
 def repeated_measure(delta: float, n: int, d: int) -> float:
     """``P_rep = 1 - prod_{i=1}^{n-1} (1 - i delta^d)``: the probability that a uniform input of
     ``[0, 1)^{n x d}`` has two tokens in one grid cell (``1`` once ``n > delta^-d``)."""
-    n, d = _count("n", n, 1), _count("d", d, 1)
-    if not (0 < delta <= 1):
-        raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
-    cell = float(delta) ** d
+    n, d, delta = _count("n", n, 1), _count("d", d, 1), _delta(delta)
+    cell = delta ** d
     return 1.0 - math.prod(max(0.0, 1.0 - i * cell) for i in range(1, n))
 
 
@@ -81,10 +89,14 @@ def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]
     al.'s route, between the slopes of ``delta^p (1 - P_rep)`` and ``P_rep`` (each over ``p``);
     for the others ``(1, 1)``."""
     check_route(route)
+    n, d, p = _count("n", n, 1), _count("d", d, 1), _count("p", p, 1)
+    deltas = [_delta(x) for x in np.atleast_1d(delta).tolist()]
+    if not deltas:
+        raise ValueError("delta must hold at least one grid spacing, got none")
     if route != "yun":
         return 1.0, 1.0
     slopes = []
-    for x in np.atleast_1d(np.asarray(delta, dtype=float)):
+    for x in deltas:
         P, dP = _repeated_slope(x, n, d)
         if 0 < P < 1:
             slopes += [1 - dP / (p * (1 - P)), dP / (p * P)]
@@ -95,13 +107,15 @@ def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]
 
 def in_asymptotic_range(delta: float, n: int, d: int) -> bool:
     """Whether ``C(n, 2) delta^d <= ASYMPTOTIC_MEASURE`` (module docstring)."""
-    return math.comb(n, 2) * float(delta) ** d <= ASYMPTOTIC_MEASURE
+    delta, n, d = _delta(delta), _count("n", n, 1), _count("d", d, 1)
+    return math.comb(n, 2) * delta ** d <= ASYMPTOTIC_MEASURE
 
 
 def derived_slope(route: str, d: int, p: int) -> float:
     """The log-log slope of the ``L^p`` error against ``delta`` as ``delta -> 0``:
     ``min(1, d/p)`` for Yun et al.'s equivariant route, 1 for the others."""
     check_route(route)
+    d, p = _count("d", d, 1), _count("p", p, 1)
     return min(1.0, d / p) if route == "yun" else 1.0
 
 
@@ -192,7 +206,9 @@ def decrease_p_value(error, se) -> float:
     standard errors: ``z = (error_coarse - error_fine) / hypot(se_coarse, se_fine)``."""
     from scipy import stats  # imported on use, as in slope_verdict
 
-    error, se = np.asarray(error, dtype=float), np.asarray(se, dtype=float)
+    error, se = finite_vectors(2, error=error, se=se)
+    if (se < 0).any():
+        raise ValueError(f"se must be >= 0, got {se.tolist()}")
     diff, scale = error[-1] - error[0], math.hypot(se[-1], se[0])
     if scale == 0:
         return 0.0 if diff > 0 else 1.0

@@ -53,3 +53,18 @@ def finite_array(name: str, value, min_ndim: int = 1) -> np.ndarray:
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise ValueError(f"{name} must be finite, got {arr[where]} at index {where}")
     return arr
+
+
+def finite_vectors(min_size: int = 1, **vectors) -> tuple[np.ndarray, ...]:
+    """The ``vectors`` (passed by name) as finite 1-d float arrays of one length with at least
+    ``min_size`` entries each; the message names the first that is not."""
+    out = []
+    for name, value in vectors.items():
+        arr = finite_array(name, value)
+        if arr.ndim != 1 or arr.size < min_size:
+            raise ValueError(f"{name} must be 1-d with at least {min_size} entries, got shape {arr.shape}")
+        if out and arr.size != out[0].size:
+            raise ValueError(f"{name} must have one entry per entry of {next(iter(vectors))} "
+                             f"({out[0].size}), got {arr.size}")
+        out.append(arr)
+    return tuple(out)

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from expressivity.arguments import finite_array, integer
 from expressivity.sparse_target import SparseTarget
 
 
@@ -44,10 +45,23 @@ def row_mass(S: np.ndarray, cols: np.ndarray, vals: np.ndarray,
 
     The off-support sum is accumulated directly (support entries zeroed), never as 1 minus the
     support mass, so a small off-support mass keeps its relative precision."""
-    S = np.asarray(S, dtype=float)
-    if S.ndim != 2 or cols.shape != (S.shape[0], cols.shape[1]) or vals.shape != cols.shape:
-        raise ValueError(f"S must be (b, n) with cols, vals (b, k); got {S.shape}, {cols.shape}, "
-                         f"{vals.shape}")
+    S, vals = finite_array("S", S, 2), finite_array("vals", vals, 2)
+    cols, real = np.asarray(cols), np.asarray(real)
+    if S.ndim != 2 or cols.ndim != 2 or cols.shape[0] != S.shape[0] or vals.shape != cols.shape \
+            or real.shape != cols.shape:
+        raise ValueError(f"S must be (b, n) with cols, vals, real (b, k); got {S.shape}, {cols.shape}, "
+                         f"{vals.shape}, {real.shape}")
+    if not np.issubdtype(cols.dtype, np.integer) or real.dtype != bool:
+        raise ValueError(f"cols must be integers and real booleans, got {cols.dtype} and {real.dtype}")
+    bad = np.argwhere((cols < 0) | (cols >= S.shape[1]))
+    if bad.size:
+        raise ValueError(f"cols must be column indices in 0..{S.shape[1] - 1}, got {cols[tuple(bad[0])]} "
+                         f"at index {tuple(int(i) for i in bad[0])}")
+    if not real.any(axis=1).all():
+        raise ValueError(f"real must mark a genuine slot in every row, row {np.argmin(real.any(axis=1))} "
+                         "has none")
+    if not (vals[real] > 0).all():
+        raise ValueError(f"vals must be > 0 on the genuine slots, got {vals[real].min()}")
     r = np.arange(S.shape[0])[:, None]
     W = np.exp(S - S.max(axis=1, keepdims=True))
     sup = np.where(real, W[r, cols], 0.0)
@@ -64,8 +78,7 @@ def row_mass(S: np.ndarray, cols: np.ndarray, vals: np.ndarray,
 
 def sample_rows(n: int, rows: int) -> np.ndarray:
     """``min(n, rows)`` row indices spread evenly over 0..n-1 (all rows when n <= rows)."""
-    if rows < 1:
-        raise ValueError(f"rows must be >= 1, got {rows}")
+    n, rows = integer("n", n, 1), integer("rows", rows, 1)
     return np.unique(np.linspace(0, n - 1, min(n, rows)).round().astype(np.int64))
 
 
@@ -74,8 +87,16 @@ def factor_mass(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, d: int,
     """``off_mass, tv`` of the given rows of the construction's attention at dimension d, whose
     logits are ``QT[:d, rows].T KT[:d] / d`` (``fixed_module.coupled_factors``). Cost
     O(len(rows) n d)."""
-    if not 1 <= d <= QT.shape[0]:
-        raise ValueError(f"d must be in [1, {QT.shape[0]}], got {d}")
+    n = target.n
+    QT, KT = finite_array("QT", QT, 2), finite_array("KT", KT, 2)
+    if QT.ndim != 2 or QT.shape != KT.shape or QT.shape[1] != n:
+        raise ValueError(f"factors QT, KT must both be (d_max, n = {n}), got {QT.shape} and {KT.shape}")
+    if integer("d", d, 1) > QT.shape[0]:
+        raise ValueError(f"d must be in [1, {QT.shape[0]}] (the factors' width), got {d}")
+    rows, block = np.asarray(rows), integer("block", block, 1)
+    if rows.ndim != 1 or rows.size == 0 or not np.issubdtype(rows.dtype, np.integer) \
+            or ((rows < 0) | (rows >= n)).any():
+        raise ValueError(f"rows must be a non-empty 1-d array of row indices in 0..{n - 1}, got {rows!r}")
     parts = []
     for b0 in range(0, len(rows), block):
         idx = rows[b0:b0 + block]
@@ -86,7 +107,12 @@ def factor_mass(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, d: int,
 
 def logit_target_mass(target: SparseTarget, B: np.ndarray) -> np.ndarray:
     """``(n,)`` off-support mass of rownorm(exp(B)), the construction's own target (B = 0 off the
-    support): ``(n - c_i) / ((n - c_i) + sum_{s in S_i} exp(B_is))`` with c_i = |S_i|."""
+    support): ``(n - c_i) / ((n - c_i) + sum_{s in S_i} exp(B_is))`` with c_i = |S_i|. ``B: (n, k)``
+    per support slot (``approximation_check.logit_values``)."""
+    B = finite_array("B", B, 2)
+    if B.shape != target.cols.shape:
+        raise ValueError(f"B must be (n, k) = {target.cols.shape} (one logit per support slot), got "
+                         f"shape {B.shape}")
     off = target.n - target.count
     sup = np.where(target.real, np.exp(B), 0.0).sum(axis=1)
     return off / (off + sup)

@@ -26,11 +26,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import finite_array, finite_number, finite_vectors, integer
 from expressivity.fit import LineFit, line_fit
 
 MODELS = ("log", "power", "log_power")
 FORMULA = {"log": "a + b ln n", "power": "c n^p", "log_power": "c (ln n)^q"}
 FITS_ON = ("median", "all")
+
+
+def _model(model: str) -> str:
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; models are {', '.join(MODELS)}")
+    return model
+
+
+def _above(name: str, values: np.ndarray, low: float) -> np.ndarray:
+    """``values``, refused unless every entry exceeds ``low`` (the message shows the first that does
+    not)."""
+    bad = np.flatnonzero(values <= low)
+    if bad.size:
+        raise ValueError(f"need {name} > {low:g} at every point, got {name}[{bad[0]}] = "
+                         f"{values.flat[bad[0]]}")
+    return values
+
+
+def _increasing(name: str, values: np.ndarray) -> np.ndarray:
+    if (np.diff(values) <= 0).any():
+        raise ValueError(f"{name} must be increasing, got {values.tolist()}")
+    return values
 
 
 def _x(model: str, n) -> np.ndarray:
@@ -50,18 +73,21 @@ class GrowthFit:
 
 
 def predict(model: str, intercept: float, slope: float, n) -> np.ndarray:
-    """``model``'s d at n from its line ``intercept + slope x`` (x = ln n, or ln ln n)."""
+    """``model``'s d at n (> 1) from its line ``intercept + slope x`` (x = ln n, or ln ln n)."""
+    model = _model(model)
+    _above("n", finite_array("n", np.atleast_1d(n)), 1)
+    intercept, slope = finite_number("intercept", intercept), finite_number("slope", slope)
     y = intercept + slope * _x(model, n)
     return y if model == "log" else np.exp(y)
 
 
 def fit_growth(model: str, n, d) -> GrowthFit:
     """Fit ``model`` (one of ``MODELS``) to points (n, d): n > 1, d > 0, at least two distinct n."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; models are {', '.join(MODELS)}")
-    n, d = np.asarray(n, dtype=float), np.asarray(d, dtype=float)
-    if n.shape != d.shape or n.ndim != 1 or (n <= 1).any() or not (d > 0).all():
-        raise ValueError("fit_growth needs 1-d arrays of one length with n > 1 and finite d > 0")
+    model = _model(model)
+    n, d = finite_vectors(n=n, d=d)
+    n, d = _above("n", n, 1), _above("d", d, 0)
+    if np.unique(n).size < 2:
+        raise ValueError(f"n must hold at least two distinct values, got {np.unique(n).tolist()}")
     y = d if model == "log" else np.log(d)
     return GrowthFit(model, line_fit(_x(model, n), y))
 
@@ -76,8 +102,10 @@ def split(n_values) -> tuple[np.ndarray, np.ndarray]:
 
 
 def medians(n, d, ns) -> np.ndarray:
-    """The median of d over the trials at each n of ``ns``."""
-    n, d = np.asarray(n), np.asarray(d, dtype=float)
+    """The median of d over the trials at each n of ``ns`` (each an n of some trial)."""
+    (n, d), ns = finite_vectors(n=n, d=d), finite_vectors(ns=ns)[0]
+    if not np.isin(ns, n).all():
+        raise ValueError(f"ns must be values of n, got {ns[~np.isin(ns, n)][0]:g} (no trial there)")
     return np.array([np.median(d[n == v]) for v in ns])
 
 
@@ -100,7 +128,8 @@ def prediction_errors(n, d, fit_on: str) -> dict[str, np.ndarray]:
 def resamples_of(n, d, rng: np.random.Generator, count: int) -> np.ndarray:
     """``(count, len(d))`` bootstrap resamples of d, each drawing the trials at every n with
     replacement among themselves (n stays where it is)."""
-    n, d = np.asarray(n), np.asarray(d, dtype=float)
+    n, d = finite_vectors(n=n, d=d)
+    count = integer("count", count, 1)
     out = np.empty((count, d.size))
     for v in np.unique(n):
         idx = np.flatnonzero(n == v)
@@ -120,8 +149,7 @@ def bootstrap_errors(n, d, fit_on: str, rng: np.random.Generator,
                      resamples: int) -> dict[str, np.ndarray]:
     """Per model: ``(resamples, upper n)`` relative errors of ``prediction_errors`` on bootstrap
     resamples of the trials (the fits of every resample at once)."""
-    if resamples < 1:
-        raise ValueError(f"resamples must be >= 1, got {resamples}")
+    resamples = integer("resamples", resamples, 1)
     if fit_on not in FITS_ON:
         raise ValueError(f"fit_on must be one of {', '.join(FITS_ON)}, got {fit_on!r}")
     n, d = np.asarray(n), np.asarray(d, dtype=float)
@@ -144,14 +172,16 @@ def bootstrap_errors(n, d, fit_on: str, rng: np.random.Generator,
 
 def rms(errors: np.ndarray) -> np.ndarray:
     """Root mean square over the last axis (the upper n)."""
+    errors = finite_array("errors", errors)
     return np.sqrt(np.mean(np.square(errors), axis=-1))
 
 
 def local_slopes(ns, values) -> tuple[np.ndarray, np.ndarray]:
-    """Local log-log slopes ``ln(v_{i+1} / v_i) / ln(n_{i+1} / n_i)`` between consecutive n, placed
-    at the geometric mean of the two n. A power law n^p gives p everywhere; a + b ln n gives
-    b / (a + b ln n), which falls like 1 / ln n."""
-    ns, values = np.asarray(ns, dtype=float), np.asarray(values, dtype=float)
+    """Local log-log slopes ``ln(v_{i+1} / v_i) / ln(n_{i+1} / n_i)`` between consecutive n
+    (increasing, at least two; n and v positive), placed at the geometric mean of the two n. A power
+    law n^p gives p everywhere; a + b ln n gives b / (a + b ln n), which falls like 1 / ln n."""
+    ns, values = finite_vectors(2, ns=ns, values=values)
+    ns, values = _increasing("ns", _above("ns", ns, 0)), _above("values", values, 0)
     mid = np.sqrt(ns[1:] * ns[:-1])
     return mid, np.diff(np.log(values)) / np.diff(np.log(ns))
 
@@ -159,8 +189,10 @@ def local_slopes(ns, values) -> tuple[np.ndarray, np.ndarray]:
 def crossover(ns, ratio) -> float:
     """n* where ``ratio`` (a median d / n over increasing n) falls below 1 for good: interpolated
     linearly in (ln n, ln ratio) between the last n with ratio >= 1 and the next; ``ns[0]`` when
-    every ratio is below 1 (n* at or below the range), NaN when the last one is not."""
-    ns, ratio = np.asarray(ns, dtype=float), np.asarray(ratio, dtype=float)
+    every ratio is below 1 (n* at or below the range), NaN when the last one is not. ``ns``
+    increasing and positive, ``ratio`` positive."""
+    ns, ratio = finite_vectors(ns=ns, ratio=ratio)
+    ns, ratio = _increasing("ns", _above("ns", ns, 0)), _above("ratio", ratio, 0)
     if ratio[-1] >= 1:
         return math.nan
     above = np.flatnonzero(ratio >= 1)

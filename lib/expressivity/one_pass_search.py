@@ -226,9 +226,10 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
         raise ValueError(f"d_max must be a positive integer, got {d_max!r}")
     search, used = one_pass_search, "cpu"
     if device != "cpu":
-        from expressivity.torch_search import one_pass_search_torch, torch_device
+        from expressivity.torch_runtime import resolve_device
+        from expressivity.torch_search import one_pass_search_torch
 
-        used = torch_device(device)
+        used = resolve_device(device)
         if used != "cpu":
             def search(*args, **kwargs):
                 return one_pass_search_torch(*args, **kwargs, device=used)

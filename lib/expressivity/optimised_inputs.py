@@ -68,7 +68,6 @@ from expressivity.fixed_module import U64, sparse_fixed_weights
 from expressivity.one_pass_search import d_grid
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
-from expressivity.torch_search import torch_device
 
 
 def module_logits(X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
@@ -187,7 +186,7 @@ def optimise_inputs(target: SparseTarget, d: int, *, radius_q: float, radius_k: 
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if not (lr > 0 and margin >= 0):
         raise ValueError(f"need lr > 0 and margin >= 0, got lr={lr}, margin={margin}")
-    dev = configure_torch(1, torch_device(device))
+    dev = configure_torch(1, device)
     n, d = target.n, int(d)
     gamma = math.log(1 / eps_zero)
     tol = rounding_tolerance(d, radius_q, radius_k)

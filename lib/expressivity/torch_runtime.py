@@ -14,6 +14,8 @@ import os
 import numpy as np
 import torch
 
+from expressivity.arguments import integer
+
 
 def configure_torch(threads: int = 1, device: str = "cpu") -> torch.device:
     """Deterministic torch: ``use_deterministic_algorithms(True)``, ``threads`` CPU threads.
@@ -21,18 +23,23 @@ def configure_torch(threads: int = 1, device: str = "cpu") -> torch.device:
     ``device`` is ``"cpu"``, ``"cuda"`` or ``"auto"`` (a GPU when one is present, else the CPU).
     CUDA needs ``CUBLAS_WORKSPACE_CONFIG`` for deterministic matrix products; it is set here.
     """
-    if threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
-    if device not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
+    threads, device = integer("threads", threads, 1), resolve_device(device)
     torch.set_num_threads(threads)
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.use_deterministic_algorithms(True)
+    return torch.device(device)
+
+
+def resolve_device(device: str) -> str:
+    """``"cuda"`` or ``"cpu"``: the device ``device`` ("cpu", "cuda" or "auto") resolves to on
+    this machine ("auto": a GPU when torch sees one). "cuda" without a GPU raises."""
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
     if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda' requested but torch sees no GPU; use 'cpu' or 'auto'")
-    return torch.device(device)
+    return device
 
 
 def check_device(device) -> torch.device:

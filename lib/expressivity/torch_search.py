@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from expressivity.approximation_check import check_tolerances
+from expressivity.arguments import integer
 from expressivity.one_pass_search import SearchResult, check_grid, slack_rounding_bound
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
@@ -40,6 +41,9 @@ BLOCK_BYTES = 2**30
 def block_rows(n: int, block: int, device: torch.device) -> int:
     """Rows per block: ``block`` on the CPU; on a GPU as many as fill ``BLOCK_BYTES`` (fewer,
     larger products keep the device busy), at least ``block``."""
+    n, block = integer("n", n, 1), integer("block", block, 1)
+    if not isinstance(device, torch.device):
+        raise ValueError(f"device must be a torch.device, got {device!r}")
     if device.type == "cpu":
         return block
     return max(block, min(n, BLOCK_BYTES // (8 * n)))
@@ -106,15 +110,3 @@ def one_pass_search_torch(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, 
             progress(r1, n)
     return SearchResult(np.asarray(grid), slack.cpu().numpy(), row_first.cpu().numpy(),
                         row_last_fail.cpu().numpy(), slack_rounding_bound(QT, KT, d_max))
-
-
-def torch_device(device: str) -> str:
-    """``"cuda"`` or ``"cpu"``: the device ``device`` ("cpu", "cuda" or "auto") resolves to on
-    this machine ("auto": a GPU when torch sees one). "cuda" without a GPU raises."""
-    if device not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' requested but torch sees no GPU; use 'cpu' or 'auto'")
-    return device

@@ -15,7 +15,8 @@ def test_configure_torch():
 
 
 def test_bad_settings_are_refused():
-    with pytest.raises(ValueError, match="threads"):
-        configure_torch(0)
+    for threads in (0, 1.5, True):
+        with pytest.raises(ValueError, match="threads"):
+            configure_torch(threads)
     with pytest.raises(ValueError, match="device"):
         configure_torch(1, "tpu")

@@ -12,7 +12,8 @@ from expressivity.fixed_module import coupled_factors
 from expressivity.one_pass_search import d_grid, one_pass_search, search_d_min
 from expressivity.reference.sparse_approximation import naive_search
 from expressivity.sparse_target import make_target
-from expressivity.torch_search import block_rows, one_pass_search_torch, torch_device
+from expressivity.torch_runtime import resolve_device
+from expressivity.torch_search import block_rows, one_pass_search_torch
 
 EPS_R, EPS_Z = 1.0, 0.1
 
@@ -62,15 +63,15 @@ def test_devices():
     is refused; unknown names are refused. A GPU block fills BLOCK_BYTES."""
     import torch
 
-    assert torch_device("cpu") == "cpu"
+    assert resolve_device("cpu") == "cpu"
     T = make_target("permutations", 64, 1, 4.0, np.random.default_rng(0))
     res = search_d_min(T, np.random.default_rng(1), EPS_R, EPS_Z, 400, d_start=16, min_step=8,
                        resolution=0.05, device="auto")
-    assert res.meta["device"] == torch_device("auto")
+    assert res.meta["device"] == resolve_device("auto")
     if not torch.cuda.is_available():
         assert res.meta["device"] == "cpu"
         with pytest.raises(ValueError, match="no GPU"):
-            torch_device("cuda")
+            resolve_device("cuda")
     with pytest.raises(ValueError, match="device must"):
         search_d_min(T, np.random.default_rng(1), EPS_R, EPS_Z, 400, device="tpu")
     assert block_rows(1000, 64, torch.device("cpu")) == 64
