@@ -49,20 +49,22 @@ def tables():
     return {"sweep": sweep, "mass": mass, **models_tables(sweep=sweep, mass=mass, **SA_MODELS)}
 
 
-def synthetic(law, trials=8, noise=0.04, seed=0):
+def synthetic(law, trials=8, noise=0.04, seed=0, d_start=1.0):
     """A sweep of k = 1 whose d_min follows ``law(d_pred(n), n)`` with multiplicative noise, over
-    n = 2^6..2^14, with the real Gaussian-maximum prediction of the default tolerances."""
+    n = 2^6..2^14, with the real Gaussian-maximum prediction of the default tolerances; a search
+    starting at ``d_start`` reports at least that."""
     rng = np.random.default_rng(seed)
     rows = []
     b = math.log(10) + 1
     for n in 2 ** np.arange(6, 15):
         pred = typical_dimension(np.full(n, b), int(n), 1.0)
         for t in range(trials):
-            d = law(pred, n) * math.exp(noise * rng.standard_normal())
+            d = max(d_start, law(pred, n) * math.exp(noise * rng.standard_normal()))
             rows.append({"n": n, "k": 1, "trial": t, "d_min": d, "d_stable": d * 1.05,
                          "d_pred": pred, "d_min_over_pred": d / pred,
                          "d_stable_over_pred": d * 1.05 / pred, "d_min_over_n": d / n,
-                         "d_jl": 10 * pred, "censored": False, "precision": "float64",
+                         "d_jl": 10 * pred, "censored": False, "d_start": d_start,
+                         "precision": "float64",
                          "off_mass_mean": 0.5, "tv_mean": 0.5})
     sweep = pd.DataFrame(rows)
     return models_tables(sweep=sweep, mass=sweep.iloc[0:0], **SA_MODELS)
@@ -116,6 +118,14 @@ def test_out_of_sample_fails_for_a_power_of_ln_n():
     t = synthetic(lambda pred, n: 0.5 * synthetic_pred(64) * (math.log(n) / math.log(64)) ** 2.5)
     assert judge("log_n_out_of_sample", **t)["status"] == "fail"
     assert judge("log_n_not_beaten_by_log_power", **t)["status"] == "fail"
+
+
+def test_a_d_at_the_first_grid_point_is_not_evaluated():
+    """d_min = d_start is an upper bound (left-censored): no growth law is judged on it."""
+    t = synthetic(_log_law, d_start=0.5 * synthetic_pred(128))
+    for name in LOG_CLAIMS:
+        row = judge(name, **t)
+        assert row["status"] == "not evaluated" and "d_start" in row["note"], (name, row["note"])
 
 
 def test_too_few_n_is_not_evaluated():

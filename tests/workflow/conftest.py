@@ -1,5 +1,7 @@
 """Fixtures: Snakemake on config/ci.yaml in temporary copies of the repository."""
 
+import shutil
+
 import pytest
 
 from harness import Workflow, copy_project
@@ -16,3 +18,12 @@ def ci_run(tmp_path_factory) -> Workflow:
 @pytest.fixture
 def fresh_copy(tmp_path) -> Workflow:
     return Workflow(copy_project(tmp_path))
+
+
+@pytest.fixture
+def built_copy(ci_run, tmp_path) -> Workflow:
+    """A copy of the finished ``ci_run`` (outputs and Snakemake's records): for tests that damage
+    what a run built, without building it again."""
+    dest = tmp_path / "built"
+    shutil.copytree(ci_run.path, dest, symlinks=True)
+    return Workflow(dest)

@@ -159,15 +159,15 @@ def cut_at_line(data: bytes) -> bytes:
     ("results/hardmax_vs_softmax/theorem1_search.csv", lambda data: data[: len(data) // 2]),
     ("results/claims/hardmax_vs_softmax.csv", lambda data: data[:500]),
 ], ids=["cut-at-line", "cut-mid-line", "claims-cut"])
-def test_damaged_table_is_set_aside_and_rebuilt_with_its_dependents(fresh_copy, table, damage):
-    fresh_copy.run(STAGE)
-    before = csv_digests(fresh_copy.path)
-    path = fresh_copy.path / table
+def test_damaged_table_is_set_aside_and_rebuilt_with_its_dependents(built_copy, table, damage):
+    assert built_copy.planned_jobs(STAGE) == {}
+    before = csv_digests(built_copy.path)
+    path = built_copy.path / table
     path.write_bytes(damage(path.read_bytes()))
-    proc = fresh_copy.run(STAGE)
+    proc = built_copy.run(STAGE)
     assert f"{table}: table differs from what its job wrote" in proc.stdout + proc.stderr
-    assert (fresh_copy.path / "results/.damaged" / Path(table).relative_to("results")).is_file()
-    assert csv_digests(fresh_copy.path) == before
+    assert (built_copy.path / "results/.damaged" / Path(table).relative_to("results")).is_file()
+    assert csv_digests(built_copy.path) == before
 
 
 def test_an_error_injected_into_a_job_is_in_that_jobs_log(fresh_copy):
@@ -181,18 +181,18 @@ def test_an_error_injected_into_a_job_is_in_that_jobs_log(fresh_copy):
     assert "injected failure" in proc.stdout + proc.stderr  # show-failed-logs prints it too
 
 
-def test_damaged_part_whose_consumers_are_built_is_set_aside_and_rebuilt_on_request(fresh_copy):
+def test_damaged_part_whose_consumers_are_built_is_set_aside_and_rebuilt_on_request(built_copy):
     """A per-point table damaged after its gather consumed it: the gathered table and everything
     after it stay valid (they were computed from the undamaged part), so Snakemake does not need
     the part; it is set aside, nothing else changes, and asking for it rebuilds the same bytes."""
     part = "results/hardmax_vs_softmax/bigbird/n16.csv"
-    fresh_copy.run(STAGE)
-    before = csv_digests(fresh_copy.path)
-    path = fresh_copy.path / part
+    assert built_copy.planned_jobs(STAGE) == {}
+    before = csv_digests(built_copy.path)
+    path = built_copy.path / part
     path.write_bytes(path.read_bytes().replace(b"1", b"7", 1))
-    proc = fresh_copy.run(STAGE)
+    proc = built_copy.run(STAGE)
     assert f"{part}: table differs from what its job wrote" in proc.stdout + proc.stderr
     assert not path.exists()
-    assert csv_digests(fresh_copy.path) == {k: v for k, v in before.items() if k != part}
-    fresh_copy.run(part)
-    assert csv_digests(fresh_copy.path) == before
+    assert csv_digests(built_copy.path) == {k: v for k, v in before.items() if k != part}
+    built_copy.run(part)
+    assert csv_digests(built_copy.path) == before

@@ -3,11 +3,13 @@ lint, determinism."""
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -253,3 +255,40 @@ def test_plan_lists_every_stage_and_the_largest_job(fresh_copy):
         assert f"\n{stage} " in proc.stdout
     assert "\ntotal " in proc.stdout and "CPU-hours" in proc.stdout
     assert not (fresh_copy.path / "results").exists()
+
+
+def planned_resources(dry_run: str) -> dict[str, set[str]]:
+    """``{rule: the set of its jobs' gpu resource values}`` from a dry run's job blocks."""
+    found: dict[str, set[str]] = {}
+    for block in dry_run.split("\n\n"):
+        rule = re.search(r"^(?:local)?rule (\w+):", block, re.M)
+        resources = re.search(r"^\s+resources: (.*)$", block, re.M)
+        if rule and resources:
+            gpu = re.search(r"\bgpu=(\d+)", resources[1])
+            found.setdefault(rule[1], set()).add(gpu[1] if gpu else "none")
+    return found
+
+
+def test_device_cuda_asks_for_a_gpu_in_every_torch_job_and_slurm_gets_it(fresh_copy):
+    """``device: cuda`` makes each job that runs torch (the trained models; the sparse search, mass
+    and optimised inputs) declare gpu=1 and no other job; the SLURM executor turns it into
+    ``--gpus=1``. A dry run: no GPU is needed to plan."""
+    from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+    cfg = yaml.safe_load((fresh_copy.path / "config/ci.yaml").read_text())
+    cfg["trained_models"]["device"] = cfg["sparse_approximation"]["device"] = "cuda"
+    (fresh_copy.path / "config/cuda.yaml").write_text(yaml.safe_dump(cfg))
+    on_gpu = planned_resources(fresh_copy.run("-n", config="config/cuda.yaml").stdout)
+    on_cpu = planned_resources(fresh_copy.run("-n").stdout)
+    torch_rules = {r for r in on_gpu if r.startswith("tm_")} | {"sa_sweep", "sa_mass", "sa_optimised"}
+    assert {r for r, gpus in on_gpu.items() if gpus == {"1"}} == torch_rules
+    assert all(gpus <= {"0", "none"} for r, gpus in on_gpu.items() if r not in torch_rules)
+    assert all(gpus <= {"0", "none"} for gpus in on_cpu.values())
+
+    class Resources(dict):
+        __getattr__ = dict.__getitem__
+
+    def slurm_gres(gpu):
+        return set_gres_string(SimpleNamespace(resources=Resources(gpu=gpu))).strip()
+
+    assert slurm_gres(1) == "--gpus=1" and slurm_gres(0) == ""

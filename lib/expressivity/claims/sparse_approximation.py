@@ -38,6 +38,15 @@ def _nan(note: str) -> Measurement:
     return Measurement(math.nan, "float64", note)
 
 
+def _left_censored(df) -> Measurement | None:
+    """Not evaluated when a fitted d sits at the search's first grid point (an upper bound only)."""
+    count = int(df["left_censored"].max()) if len(df) else 0
+    if count:
+        return _nan(f"{count} trials of a series have d at search.d_start, the first grid point: "
+                    "an upper bound, not a measurement; lower search.d_start")
+    return None
+
+
 def _label(row) -> str:
     return f"k={int(row['k'])} {row['quantity']} ({row['fit_on']})"
 
@@ -75,6 +84,8 @@ def _out_of_sample(t):
     log = df[df["model"] == "log"]
     if log.empty:
         return _nan("fewer than 4 distinct n: no out-of-sample test")
+    if censored := _left_censored(log):
+        return censored
     outside = log[(log["mean_error_lo"] > 0) | (log["mean_error_hi"] < 0)]
     text = "; ".join(f"{_label(r)}, fitted on n <= {int(r['fit_n_max'])}, {int(r['upper_n'])} "
                      f"larger n: {100 * r['mean_error']:+.1f}% [{100 * r['mean_error_lo']:+.1f}, "
@@ -94,6 +105,8 @@ def _versus(alternative: str, log_better: bool):
         df = _comparison(t, PER_ENTRY)
         if df.empty:
             return _nan("fewer than 4 distinct n: no out-of-sample test")
+        if censored := _left_censored(df):
+            return censored
         log = df[df["model"] == "log"].set_index(["k", "quantity", "fit_on"])
         alt = df[df["model"] == alternative].set_index(["k", "quantity", "fit_on"])
         ratio = log["rms_error"] / alt["rms_error"]
@@ -118,6 +131,8 @@ def _flat(series: str, by: str, expect_zero: bool, fits=("median", "all")):
             df = df[df["fit_on"].isin(fits)]
         if df.empty:
             return _nan(f"no {series} series with three n")
+        if censored := _left_censored(df):
+            return censored
         if expect_zero:
             bad = (df["rel_slope_lo"] > 0) | (df["rel_slope_hi"] < 0)
         else:

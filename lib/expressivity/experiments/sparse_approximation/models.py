@@ -60,6 +60,12 @@ def _usable(df: pd.DataFrame, quantity: str) -> pd.DataFrame:
     return df[ok]
 
 
+def _left_censored(df: pd.DataFrame, quantity: str) -> int:
+    """Trials whose ``quantity`` sits at the search's first grid point (``d_start``): an upper
+    bound, not a measurement."""
+    return int((df[quantity].to_numpy(dtype=float) == df["d_start"].to_numpy(dtype=float)).sum())
+
+
 def out_of_sample_tables(sweep: pd.DataFrame, *, seed: int, series: str, resamples: int,
                          level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(``out_of_sample``, ``model_comparison``) of one series (a sweep table)."""
@@ -109,7 +115,8 @@ def out_of_sample_tables(sweep: pd.DataFrame, *, seed: int, series: str, resampl
                             [boot_rms[m] < boot_rms[o] for o in others], axis=0))),
                         **{f"beats_{o}": float(np.mean(boot_rms[m] < boot_rms[o]))
                            if o != m else math.nan for o in MODELS},
-                        "resamples": resamples, "level": each})
+                        "resamples": resamples, "level": each,
+                        "left_censored": _left_censored(df, quantity)})
     return pd.DataFrame(per_n), pd.DataFrame(summary)
 
 
@@ -172,7 +179,8 @@ def flatness_table(sweep: pd.DataFrame, *, series: str, level: float) -> pd.Data
                                  "rel_intercept": fit.intercept,
                                  "rel_slope": fit.slope, "rel_slope_se": fit.slope_se,
                                  "rel_slope_lo": lo, "rel_slope_hi": hi, "level": each,
-                                 "n_min": int(n_by.min()), "n_max": int(n_by.max())})
+                                 "n_min": int(n_by.min()), "n_max": int(n_by.max()),
+                                 "left_censored": _left_censored(df, quantity)})
     return pd.DataFrame(rows)
 
 

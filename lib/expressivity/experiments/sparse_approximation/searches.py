@@ -52,7 +52,9 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     """Search d_min for one target and describe it as one table row.
 
     The search starts with ``d_max = horizon_fraction * d_JL`` (the bound (*) at the nominal R) and
-    extends it (see ``search_d_min``) until ``horizon_factor * d_min <= d_max``. Beside d_min and
+    extends it (see ``search_d_min``) until ``horizon_factor * d_min <= d_max``. ``censored``: no
+    grid d worked (d_min is NaN); ``left_censored``: the first grid point, ``d_start``, already works,
+    so d_min is only an upper bound (lower ``search.d_start``). Beside d_min and
     d_stable the row holds the parameter-free prediction ``d_pred`` (``typical_dimension``: the d
     at which the median maximum of the n^2 Gaussian logit errors is eps_ratio / 2) and the
     attention's off-support mass and row total variation at d_min (``attention_mass``) over
@@ -84,6 +86,8 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
         "d_max": int(res.grid[-1]), "grid_points": len(res.grid), "resolution": search["resolution"],
         "extensions": res.extensions,
         "censored": bool(math.isnan(d_min)),
+        "d_start": int(res.grid[0]),
+        "left_censored": bool(d_min == res.grid[0]),
         "horizon_ok": bool(not math.isnan(d_min)
                            and search["horizon_factor"] * d_min <= res.grid[-1]),
         "d_jl": d_jl, "d_min_over_n": d_min / n, "d_pred": d_pred,
