@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -28,6 +27,8 @@ class LineFit:
         """The two-sided ``level`` confidence interval of the slope (nan when n < 3)."""
         if self.n < 3:
             return (float("nan"), float("nan"))
+        from scipy import stats  # here, not at the top: see line_fit
+
         half = stats.t.ppf(0.5 + level / 2, self.n - 2) * self.slope_se
         return (self.slope - half, self.slope + half)
 
@@ -44,6 +45,10 @@ def line_fit(x, y) -> LineFit:
         raise ValueError("line_fit: x and y must be finite")
     if len(np.unique(x)) < 2:
         raise ValueError(f"line_fit: needs at least two distinct x, got {np.unique(x).tolist()}")
+    # scipy.stats here, not at the top: the workflow imports the claims registry (and so this
+    # module) at every start, where a second of imports would be paid by every Snakemake command
+    from scipy import stats
+
     res = stats.linregress(x, y)
     n = len(x)
     se = (float(res.stderr), float(res.intercept_stderr)) if n > 2 else (float("nan"),) * 2

@@ -283,22 +283,3 @@ def smallest_d(target: SparseTarget, *, radius_q: float, radius_k: float, eps_ra
             if a.ok:
                 return ScanResult(grid, attempts, a)
     return ScanResult(grid, attempts, None)
-
-
-#: Planning constants of one optimisation step on one CPU core: a fixed overhead (about 20 small
-#: torch operations) and the sustained flop rate of the step's products (as ``PLAN_FLOPS``).
-STEP_OVERHEAD_S = 6e-4
-STEP_FLOPS_PER_S = 2.0e10
-
-
-def step_seconds(n: int, k: int, d: int) -> float:
-    """Planned seconds of one step at (n, k, d): three n x n x d products (S and the two
-    gradients, 6 n^2 d flops) and about 30 n^2 k elementwise operations, plus the overhead."""
-    return STEP_OVERHEAD_S + (6.0 * n * n * d + 30.0 * n * n * k) / STEP_FLOPS_PER_S
-
-
-def scan_seconds(n: int, k: int, *, d_start: int, d_max: int, resolution: float, restarts: int,
-                 steps: int) -> float:
-    """An upper plan of one ``smallest_d``: every grid d fails after all its steps."""
-    grid = d_grid(d_start, d_max, resolution, 1)
-    return float(sum(restarts * steps * step_seconds(n, k, int(d)) for d in grid))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
 
 from expressivity.approximation_check import check_tolerances
 
@@ -92,6 +91,9 @@ def gaussian_max_quantile(row_sd, per_row: int, q: float = 0.5) -> float:
         raise ValueError(f"per_row must be a positive integer, got {per_row!r}")
     if not 0 < q < 1:
         raise ValueError(f"q must be in (0, 1), got {q}")
+    # scipy here, not at the top: the workflow imports this module to plan jobs (jl_dimension)
+    from scipy import optimize, stats
+
     sd, rows = np.unique(sd[sd > 0], return_counts=True)  # rows of equal sd counted once
     if sd.size == 0:
         return 0.0

@@ -12,10 +12,14 @@ import torch
 from cases import SA_OPTIMISED, SA_OPTIMISED_K, SA_SWEEP
 
 from expressivity.approximation_check import check_logits
+from expressivity.experiments.sparse_approximation.cost import (
+    optimised_cost,
+    scan_seconds,
+    step_seconds,
+)
 from expressivity.experiments.sparse_approximation.optimised import (
     CIRCLE_COLUMNS,
     RECORD_COLUMNS,
-    optimised_cost,
     optimised_table,
 )
 from expressivity.experiments.sparse_approximation.searches import sweep_target, trial_record
@@ -37,9 +41,7 @@ from expressivity.optimised_inputs import (
     module_logits,
     optimise_inputs,
     project_rows,
-    scan_seconds,
     smallest_d,
-    step_seconds,
 )
 from expressivity.sparse_target import SparseTarget, make_target
 

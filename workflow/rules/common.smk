@@ -115,6 +115,7 @@ def front_page(template):
 # ---- library dependencies --------------------------------------------------------------------
 
 
+@functools.cache
 def _lib_imports(path):
     """Library modules (as files) imported by the Python file at ``path``."""
     found = set()
@@ -134,7 +135,7 @@ def _lib_imports(path):
                     if i > 1 and candidate.is_file():
                         found.add(candidate)
     found.add(LIB / "__init__.py")
-    return found
+    return frozenset(found)
 
 
 def lib_deps(*paths):

@@ -13,7 +13,7 @@ from expressivity.experiments.sparse_approximation.searches import (
     chunk_cost as sa_chunk_cost,
     series_jobs as sa_series_jobs,
 )
-from expressivity.experiments.sparse_approximation.optimised import (
+from expressivity.experiments.sparse_approximation.cost import (
     OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
     optimised_cost as sa_optimised_plan,
 )

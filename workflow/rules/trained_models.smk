@@ -10,7 +10,7 @@ from expressivity.experiments.trained_models.cost import (
     mixers_cost,
     width_cost,
 )
-from expressivity.experiments.trained_models.memorization import ARMS as TM_ARMS
+from expressivity.experiments.trained_models import ARMS as TM_ARMS
 
 TM = "trained_models"
 TM_CFG = config[TM]

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from expressivity.claims import Claim, Measurement
 
@@ -86,6 +85,8 @@ def _hardmax_exact(t):
 
 def _interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Clopper-Pearson interval of a binomial fraction ``k / n``."""
+    from scipy import stats  # here, not at the top: the workflow loads the registry at every start
+
     lo = stats.beta.ppf((1 - level) / 2, k, n - k + 1) if k > 0 else 0.0
     hi = stats.beta.ppf(0.5 + level / 2, k + 1, n - k) if k < n else 1.0
     return float(lo), float(hi)

@@ -17,16 +17,12 @@ import numpy as np
 import pandas as pd
 
 from expressivity.approximation_check import check_tolerances
-from expressivity.experiments.sparse_approximation.searches import (
-    PLAN_FLOPS,
-    SEARCH_KEYS,
-    search_cost,
-    sweep_target,
-)
+from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS
+from expressivity.experiments.sparse_approximation.searches import SEARCH_KEYS, sweep_target
 from expressivity.joblog import Progress
 from expressivity.norm_bounds import circle_check, lower_bound
 from expressivity.one_pass_search import SearchResult, search_d_min
-from expressivity.optimised_inputs import Attempt, construction_radii, scan_seconds, smallest_d
+from expressivity.optimised_inputs import Attempt, construction_radii, smallest_d
 from expressivity.random_projection import jl_dimension
 from expressivity.sparse_target import SparseTarget
 
@@ -39,15 +35,6 @@ RECORD_COLUMNS = ("radius_q", "radius_k", "logit_bound", "logit_bound_over_gamma
                   "opt_steps", "opt_restart", "steps_total", "opt_norm_q", "opt_norm_k",
                   "rounding_tol", "precision", "random_over_opt", "sub_identity_rows",
                   "alon_eps", "d_lower_alon", "d_lower_packing", "d_lower", "opt_over_lower")
-#: The torch process of a job (measured: 406 MB resident on the CI config) and the seconds to start
-#: it (interpreter, numpy, pandas, torch), for the cost model.
-BASE_BYTES = 450 * 2**20
-START_SECONDS = 5.0
-#: Settings of the optimisation (the config's ``optimised`` section, but n, k and trials).
-OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
-                 "check_every", "lr", "margin")
-
-
 def random_search(target: SparseTarget, rng: np.random.Generator, *, R: float, eps_ratio: float,
                   eps_zero: float, delta: float, search: dict,
                   device: str = "cpu") -> SearchResult:
@@ -152,22 +139,3 @@ def optimised_table(*, n: list[int], k: int, trials: int, seed: int, target: str
             if progress is not None:
                 progress.update(done, n=n_, d_random=row["d_random"], d_opt=row["d_opt"])
     return pd.DataFrame(rows)
-
-
-def optimised_cost(*, n: list[int], k: int, trials: int, R: float, eps_ratio: float,
-                   eps_zero: float, delta: float, search: dict, optimise: dict) -> tuple[float, int]:
-    """Planned CPU seconds and peak bytes of one ``optimised_table`` job (every n >= k of ``n`` at one
-    k) on one CPU core: per trial the random search (``searches.search_cost`` at ``PLAN_FLOPS``)
-    and an upper plan of the scan in which every grid d fails after all its steps
-    (``optimised_inputs.scan_seconds``), after ``START_SECONDS``. Memory: the torch process
-    (``BASE_BYTES``) and the largest n's search factors or about 12 n x n x k float64 arrays of
-    the hinge."""
-    peak, seconds = 0, START_SECONDS
-    for n_ in (n_ for n_ in n if n_ >= k):
-        nbytes, flops = search_cost(n=n_, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero,
-                                    delta=delta, horizon_fraction=search["horizon_fraction"])
-        scan = scan_seconds(n_, k, **{key: optimise[key] for key in
-                                      ("d_start", "d_max", "resolution", "restarts", "steps")})
-        peak = max(peak, nbytes, 12 * 8 * n_ * n_ * k)
-        seconds += trials * (flops / PLAN_FLOPS["cpu"] + scan)
-    return seconds, BASE_BYTES + peak

@@ -19,3 +19,9 @@ the stage, the job and its wildcards (one per training seed); writes progress wi
 time to ``log`` (a ``logging.Logger``, or None); and returns tidy rows, one per training run, each
 with its cell's verdict, mean and spread over seeds.
 """
+
+#: The arms of the memorization experiment: (attention normaliser, heads, w fixed). Here, not in
+#: ``memorization``, so that the workflow lists the arms without importing torch.
+ARMS = {"softmax": ("softmax", 1, False), "fixed": ("softmax", 1, True),
+        "uniform": ("uniform", 1, False), "hardmax": ("hardmax", 1, False),
+        "no_attention": ("softmax", 0, False)}

@@ -22,6 +22,7 @@ import logging
 import numpy as np
 
 from expressivity.accuracy_ceilings import blind_ceiling, hardmax_ceiling, pair_conflicts, token_ceiling
+from expressivity.experiments.trained_models import ARMS
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -40,10 +41,6 @@ from expressivity.training import memorize
 
 #: Memorization means every token labelled correctly.
 TARGET = 1.0
-#: The arms of the memorization experiment: (attention normaliser, heads, w fixed).
-ARMS = {"softmax": ("softmax", 1, False), "fixed": ("softmax", 1, True),
-        "uniform": ("uniform", 1, False), "hardmax": ("hardmax", 1, False),
-        "no_attention": ("softmax", 0, False)}
 
 
 def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: int,  # noqa: N803
