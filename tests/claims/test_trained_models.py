@@ -181,10 +181,11 @@ def test_width_claims(table):
 
 
 def test_mixers_claim_needs_a_difference_beyond_the_spread(table):
-    def mixers(att, conv):
+    def mixers(att, conv, conv_outcome="plateau", att_outcome="plateau"):
         rows = []
-        for alt, k, acc in (("attention", 2, att), ("conv", 0, conv)):
-            rows += cell_rows(runs_of(["plateau"] * 3, acc), PROTO, alternative=alt,
+        for alt, k, acc, outcome in (("attention", 2, att, att_outcome),
+                                     ("conv", 0, conv, conv_outcome)):
+            rows += cell_rows(runs_of([outcome] * 3, acc), PROTO, alternative=alt,
                               attention_layers=k, depth=2, layers=alt, majority=0.3,
                               precision="float32")
         return {"mixers": table("mixers_synthetic", rows)}
@@ -193,6 +194,12 @@ def test_mixers_claim_needs_a_difference_beyond_the_spread(table):
                    mixers([0.9, 0.91, 0.92], [0.5, 0.52, 0.51]))[0] == "pass"
     assert verdict("attention_beats_alternatives",
                    mixers([0.9, 0.6, 0.95], [0.5, 0.9, 0.7]))[0] == "fail"
+    # both learn the task: attention's higher accuracy at its early stop ranks nothing
+    tie = mixers([0.999, 0.998, 0.999], [0.991, 0.992, 0.991], "reached", "reached")
+    assert verdict("attention_beats_alternatives", tie)[0] == "fail"
+    learns = mixers([0.999, 0.998, 0.999], [0.5, 0.52, 0.51], conv_outcome="plateau",
+                    att_outcome="reached")
+    assert verdict("attention_beats_alternatives", learns)[0] == "pass"
 
 
 def test_mixers_run_on_the_ci_case(table):
