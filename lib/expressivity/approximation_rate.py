@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from expressivity.arguments import finite_number, finite_vectors
+from expressivity.arguments import finite_number, finite_vectors, integer
 
 ROUTES = ("yun", "kajitsuka_sato", "yun_positional")
 #: Largest leading term ``C(n, 2) delta^d`` of the repeated-token measure in the asymptotic range.
@@ -51,12 +51,6 @@ def check_route(route: str) -> str:
     return route
 
 
-def _count(name: str, value, lowest: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
-        raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
-    return int(value)
-
-
 def _delta(delta) -> float:
     """``delta`` as a float grid spacing in (0, 1]."""
     value = finite_number("delta", delta)
@@ -68,7 +62,7 @@ def _delta(delta) -> float:
 def repeated_measure(delta: float, n: int, d: int) -> float:
     """``P_rep = 1 - prod_{i=1}^{n-1} (1 - i delta^d)``: the probability that a uniform input of
     ``[0, 1)^{n x d}`` has two tokens in one grid cell (``1`` once ``n > delta^-d``)."""
-    n, d, delta = _count("n", n, 1), _count("d", d, 1), _delta(delta)
+    n, d, delta = integer("n", n, 1), integer("d", d, 1), _delta(delta)
     cell = delta ** d
     return 1.0 - math.prod(max(0.0, 1.0 - i * cell) for i in range(1, n))
 
@@ -89,7 +83,7 @@ def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]
     al.'s route, between the slopes of ``delta^p (1 - P_rep)`` and ``P_rep`` (each over ``p``);
     for the others ``(1, 1)``."""
     check_route(route)
-    n, d, p = _count("n", n, 1), _count("d", d, 1), _count("p", p, 1)
+    n, d, p = integer("n", n, 1), integer("d", d, 1), integer("p", p, 1)
     deltas = [_delta(x) for x in np.atleast_1d(delta).tolist()]
     if not deltas:
         raise ValueError("delta must hold at least one grid spacing, got none")
@@ -107,7 +101,7 @@ def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]
 
 def in_asymptotic_range(delta: float, n: int, d: int) -> bool:
     """Whether ``C(n, 2) delta^d <= ASYMPTOTIC_MEASURE`` (module docstring)."""
-    delta, n, d = _delta(delta), _count("n", n, 1), _count("d", d, 1)
+    delta, n, d = _delta(delta), integer("n", n, 1), integer("d", d, 1)
     return math.comb(n, 2) * delta ** d <= ASYMPTOTIC_MEASURE
 
 
@@ -115,7 +109,7 @@ def derived_slope(route: str, d: int, p: int) -> float:
     """The log-log slope of the ``L^p`` error against ``delta`` as ``delta -> 0``:
     ``min(1, d/p)`` for Yun et al.'s equivariant route, 1 for the others."""
     check_route(route)
-    d, p = _count("d", d, 1), _count("p", p, 1)
+    d, p = integer("d", d, 1), integer("p", p, 1)
     return min(1.0, d / p) if route == "yun" else 1.0
 
 
