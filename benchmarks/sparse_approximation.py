@@ -29,9 +29,10 @@ import numpy as np
 import yaml
 
 from expressivity.approximation_check import logit_values
+from expressivity.d_min_search import search_d_min
 from expressivity.experiments.sparse_approximation.searches import sweep_table
 from expressivity.fixed_module import coupled_factors
-from expressivity.one_pass_search import d_grid, one_pass_search, search_d_min
+from expressivity.one_pass_search import d_grid, one_pass_search
 from expressivity.random_projection import jl_dimension
 from expressivity.reference.sparse_approximation import binary_search
 from expressivity.rng import generator

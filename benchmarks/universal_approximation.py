@@ -19,12 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import cases  # noqa: E402
 
+from expressivity.contextual_mapping import contextual_properties  # noqa: E402
 from expressivity.experiments import universal_approximation as experiments  # noqa: E402
 from expressivity.quantization import grid_digits  # noqa: E402
 from expressivity.reference.universal_approximation import run_integer_reference  # noqa: E402
 from expressivity.selective_shift import (  # noqa: E402
     compare_with_reference,
-    contextual_properties,
     dense_network,
     positional_network,
     run_attention,

@@ -16,6 +16,7 @@ from cases import (
 
 from expressivity.claims import stage_claims
 from expressivity.claims.universal_approximation import CLAIMS
+from expressivity.contextual_mapping import contextual_properties
 from expressivity.experiments.universal_approximation import (
     approximation_table,
     assumption_table,
@@ -25,7 +26,7 @@ from expressivity.experiments.universal_approximation import (
     staircase_table,
 )
 from expressivity.quantization import grid_digits
-from expressivity.selective_shift import contextual_properties, dense_network, run_integer
+from expressivity.selective_shift import dense_network, run_integer
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,17 @@ import math
 import numpy as np
 import pytest
 
+from expressivity.contextual_mapping import code_separation, contextual_properties, softmax_deviation
 from expressivity.experiments import universal_approximation as ua
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import (
-    code_separation,
     codes,
     compare_with_reference,
-    contextual_properties,
     dense_network,
     float64_exact_by_formula,
     positional_offsets,
     run_attention,
     run_integer,
-    softmax_deviation,
 )
 from expressivity.universal import (
     grid_target,

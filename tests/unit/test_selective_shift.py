@@ -5,21 +5,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.contextual_mapping import (
+    code_separation,
+    contextual_all_distinct,
+    contextual_properties,
+    softmax_deviation,
+)
 from expressivity.experiments.universal_approximation import lemma6_check, sparse_mapping_check
 from expressivity.quantization import grid_digits
 from expressivity.reference.universal_approximation import run_integer_reference
 from expressivity.selective_shift import (
-    code_separation,
     compare_with_reference,
-    contextual_all_distinct,
-    contextual_properties,
     dense_network,
     float64_exact_by_formula,
     positional_network,
     run_attention,
     run_integer,
     softmax_beta,
-    softmax_deviation,
 )
 from expressivity.sparse_patterns import pattern_masks
 

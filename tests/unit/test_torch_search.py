@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from expressivity.approximation_check import logit_values
+from expressivity.d_min_search import search_d_min
 from expressivity.fixed_module import coupled_factors
-from expressivity.one_pass_search import d_grid, one_pass_search, search_d_min
+from expressivity.one_pass_search import d_grid, one_pass_search
 from expressivity.reference.sparse_approximation import naive_search
 from expressivity.sparse_target import make_target
 from expressivity.torch_runtime import resolve_device

@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from expressivity import selective_shift, universal
+from expressivity import contextual_mapping, selective_shift, universal
 from expressivity.approximation_rate import repeated_measure
 from expressivity.arguments import finite_number, integer
 from expressivity.assumption1 import assumption1
@@ -115,7 +115,7 @@ def lemma6_check(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max
     progress = _progress(log, f"Lemma 6 1/delta={m} d={d} n={n}",
                          layers * (3 * N + n_sub * (len(betas) + BISECTIONS)))
     q = selective_shift.run_integer(net, digits)
-    props = selective_shift.contextual_properties(net, digits, q)
+    props = contextual_mapping.contextual_properties(net, digits, q)
     done = layers * N
     _advance(progress, done, stage="integer reference")
     row = {"inv_delta": m, "d": d, "n": n, "D": m**d, **props,
@@ -140,11 +140,11 @@ def lemma6_check(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max
                          "round rechecked in exact rationals")
     done += layers * N
     _advance(progress, done, stage="hardmax matrices")
-    codes, margin = selective_shift.code_separation(q)
+    codes, margin = contextual_mapping.code_separation(q)
     found = None
     with np.errstate(over="ignore", invalid="ignore"):
         for beta in betas:
-            dev = selective_shift.softmax_deviation(_softmax(net, digits[sub], beta), q[sub], codes)
+            dev = contextual_mapping.softmax_deviation(_softmax(net, digits[sub], beta), q[sub], codes)
             curve.append({"inv_delta": m, "d": d, "n": n, "beta": beta, "beta_real": beta * m**2,
                           "inputs": n_sub, "margin": margin,
                           "max_abs_error": dev["max_abs_error"],
@@ -163,12 +163,12 @@ def lemma6_check(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max
             lo, hi = found / 2, found
             for _ in range(BISECTIONS):
                 mid = math.sqrt(lo * hi)
-                err = selective_shift.softmax_deviation(
+                err = contextual_mapping.softmax_deviation(
                     _softmax(net, digits[sub], mid), q[sub], codes)["max_abs_error"]
                 lo, hi = (lo, mid) if err < margin else (mid, hi)
             found = hi
         beta_d = selective_shift.softmax_beta(net, margin)
-        dev = selective_shift.softmax_deviation(_softmax(net, digits, beta_d), q, codes)
+        dev = contextual_mapping.softmax_deviation(_softmax(net, digits, beta_d), q, codes)
     _advance(progress, progress.total if progress else 0, beta=beta_d)
     # float64 rounding of one forward pass: a few units in the last place of the largest value
     rounding = (2 * n + 3) * float(np.finfo(float).eps) * net.value_bound
@@ -378,7 +378,7 @@ def sparse_mapping_check(name: str, masks, m: int, d: int, n: int) -> list[dict]
         rows.append({
             "pattern": name, "inv_delta": m, "d": d, "n": n, "shift": label,
             "shift_factor": net.notes["K"], "code_range": net.notes["R"],
-            "inputs": len(digits), "repeated_values": selective_shift.contextual_all_distinct(q),
+            "inputs": len(digits), "repeated_values": contextual_mapping.contextual_all_distinct(q),
             "select_layers": select, "identity_layers": net.identity_layers,
             "max_layers": len(net.layers) - select, "s": net.notes["s"], "p": net.notes["p"],
             "layers_bound": net.notes["p"] * n * m**d + net.notes["s"],

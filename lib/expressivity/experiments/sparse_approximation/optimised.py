@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from expressivity.approximation_check import check_tolerances
+from expressivity.d_min_search import search_d_min
 from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS
 from expressivity.experiments.sparse_approximation.searches import SEARCH_KEYS, sweep_target
 from expressivity.joblog import Progress
 from expressivity.norm_bounds import circle_check, lower_bound
-from expressivity.one_pass_search import SearchResult, search_d_min
+from expressivity.one_pass_search import SearchResult
 from expressivity.optimised_inputs import Attempt, construction_radii, smallest_d
 from expressivity.random_projection import jl_dimension
 from expressivity.sparse_target import SparseTarget

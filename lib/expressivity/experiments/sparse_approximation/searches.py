@@ -21,9 +21,10 @@ from expressivity.attention_mass import (
     mass_calibrated_eps_zero,
     sample_rows,
 )
+from expressivity.d_min_search import search_d_min
 from expressivity.fixed_module import coupled_factors, las_vegas
 from expressivity.joblog import Progress
-from expressivity.one_pass_search import d_grid, one_pass_search, search_d_min
+from expressivity.one_pass_search import d_grid, one_pass_search
 from expressivity.random_projection import (
     beta,
     jl_dimension,

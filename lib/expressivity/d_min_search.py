@@ -1,0 +1,72 @@
+"""d_min of one trial: the one-pass search, on the CPU or a GPU, over a long enough horizon.
+
+Likhosherstov, Choromanski & Weller 2021 (arXiv 2106.03764; AAAI 2023): fixed W_Q, W_K and hidden
+size d = O(log n) [V]; the construction and its precision notion are our reconstruction [R]. One
+trial draws the prefix-coupled factors of ``fixed_module`` for a horizon d_max and runs the
+one-pass search over the grid of d (``one_pass_search``: numpy and BLAS on the CPU;
+``torch_search``: the same search in torch float64 on a GPU). A horizon too short to show d_min
+(or to show that success lasts beyond it) is extended and the trial redone from the same generator
+state, so the result does not depend on the first d_max chosen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from expressivity.approximation_check import logit_values
+from expressivity.fixed_module import coupled_factors, identity_error
+from expressivity.one_pass_search import SearchResult, d_grid, one_pass_search
+from expressivity.sparse_target import SparseTarget
+
+DEVICES = ("cpu", "auto", "cuda")
+
+
+def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: float,
+                 eps_zero: float, d_max: int, *, d_start: int = 32, resolution: float = 0.03,
+                 min_step: int = 16, horizon_factor: float = 1.1, max_extensions: int = 3,
+                 form: str = "row", block: int = 128, device: str = "cpu",
+                 progress: Callable[[int, int], None] | None = None) -> SearchResult:
+    """d_min of one trial, with a horizon that is long enough.
+
+    The search runs to ``d_max``; when the result does not reach ``horizon_factor * d_min <=
+    d_max`` (or is censored) the trial is redone with ``d_max * 1.5`` from the SAME generator state
+    (same G prefix, same grid prefix), at most ``max_extensions`` times. ``rng`` is left in the
+    state after the last draw. Once some grid d works, d_min no longer depends on the horizon (the
+    grids are prefixes of each other); the margin ``horizon_factor`` shows whether success lasts
+    beyond it (``d_stable``). The cost is O(n^2 d_max) per pass: a restart costs a whole pass.
+
+    ``device``: "cpu" runs this module's numpy search; "cuda" (or "auto" on a machine with a GPU)
+    runs ``torch_search.one_pass_search_torch`` on the GPU (same factors, same definitions; equal
+    d_min wherever the decision margin exceeds the rounding bound). ``progress(rows_done, n)``
+    after each block of rows. The factors of the last pass are kept in ``factors``.
+    """
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if isinstance(d_max, bool) or not isinstance(d_max, (int, np.integer)) or d_max < 1:
+        raise ValueError(f"d_max must be a positive integer, got {d_max!r}")
+    search, used = one_pass_search, "cpu"
+    if device != "cpu":
+        from expressivity.torch_runtime import resolve_device
+        from expressivity.torch_search import one_pass_search_torch
+
+        used = resolve_device(device)
+        if used != "cpu":
+            def search(*args, **kwargs):
+                return one_pass_search_torch(*args, **kwargs, device=used)
+    B = logit_values(target, eps_ratio, eps_zero)
+    state = rng.bit_generator.state
+    for ext in range(max_extensions + 1):
+        rng.bit_generator.state = state
+        grid = d_grid(d_start, d_max, resolution, min_step)
+        QT, KT = coupled_factors(target, B, rng, int(grid[-1]), form)
+        res = search(target, QT, KT, grid, eps_ratio, eps_zero, block, progress=progress)
+        res.extensions = ext
+        if not math.isnan(res.d_min) and horizon_factor * res.d_min <= grid[-1]:
+            break
+        d_max = math.ceil(d_max * 1.5)
+    res.meta = {"identity_error": identity_error(QT, KT, res.d_min), "device": used}
+    res.factors = (QT, KT)
+    return res
