@@ -36,6 +36,20 @@ def changed(change: dict) -> dict:
     for dotted, value in change.items():
         set_key(config, dotted, value)
     return config
+
+
+def assert_refused(change: dict, named) -> None:
+    """The config check refuses ci.yaml with ``change`` applied, naming every text of ``named``."""
+    import pytest
+
+    from config_schema import ConfigError, check_config
+
+    with pytest.raises(ConfigError) as err:
+        check_config(changed(change))
+    for text in named:
+        assert text in str(err.value), str(err.value)
+
+
 SEED = CI["seed"]
 
 
