@@ -7,7 +7,9 @@ installed in the environment that built it, the sha256 of ``requirements.lock`` 
 whose installed version differs from it, the git commit (and whether the tree had uncommitted
 changes) and the claims summary.
 The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
-``verify`` checks an archive against its manifest.
+``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs) that
+differ between two runs, each given as an archive or as a checkout that holds a run: the check
+that a refactor left every output byte-identical, or what a changed parameter touched.
 """
 
 from __future__ import annotations
@@ -147,6 +149,29 @@ def verify(archive: Path) -> list[str]:
     return problems
 
 
+def table_hashes(run: Path) -> dict[str, str]:
+    """sha256 of every table of a run: from an archive's manifest, or computed from a checkout's
+    ``results/`` (benchmark records excluded, as in the archive)."""
+    if run.is_dir():
+        tables = sorted(run.glob("results/**/*.csv"))
+        return {str(p.relative_to(run)): sha256(p) for p in tables if "benchmarks" not in p.parts}
+    if not tarfile.is_tarfile(run):
+        raise SystemExit(f"{run}: neither a checkout nor a bundle archive")
+    with tarfile.open(run, "r:gz") as tar:
+        files = json.load(tar.extractfile("MANIFEST.json"))["files"]
+    return {name: entry["sha256"] for name, entry in files.items() if name.endswith(".csv")}
+
+
+def compare(first: Path, second: Path) -> dict[str, list[str]]:
+    """The tables of two runs by outcome: ``identical``, ``different``, ``only_first``,
+    ``only_second`` (each a sorted list of paths relative to the run)."""
+    a, b = table_hashes(first), table_hashes(second)
+    both = sorted(set(a) & set(b))
+    return {"identical": [t for t in both if a[t] == b[t]],
+            "different": [t for t in both if a[t] != b[t]],
+            "only_first": sorted(set(a) - set(b)), "only_second": sorted(set(b) - set(a))}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -155,11 +180,22 @@ def main() -> int:
     make.add_argument("--out", default="dist", type=Path)
     check = sub.add_parser("verify", help="check an archive against its manifest")
     check.add_argument("archive", type=Path)
+    diff = sub.add_parser("compare", help="the tables that differ between two runs "
+                          "(archives, or checkouts holding a run); exit 1 when any does")
+    diff.add_argument("first", type=Path)
+    diff.add_argument("second", type=Path)
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]
     if args.command == "build":
         print(build(root, args.config, root / args.out))
         return 0
+    if args.command == "compare":
+        outcome = compare(args.first, args.second)
+        for key, label in (("different", "differs"), ("only_first", f"only in {args.first}"),
+                           ("only_second", f"only in {args.second}")):
+            print("".join(f"{table}: {label}\n" for table in outcome[key]), end="")
+        print(", ".join(f"{len(tables)} {key.replace('_', ' ')}" for key, tables in outcome.items()))
+        return 1 if outcome["different"] else 0
     problems = verify(args.archive)
     print("\n".join(problems) or f"{args.archive}: every file matches its manifest entry")
     return 1 if problems else 0

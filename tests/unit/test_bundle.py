@@ -90,3 +90,18 @@ def test_incomplete_run_is_refused(run_tree):
     (run_tree / "results/report.html").unlink()
     with pytest.raises(SystemExit, match="report.html missing"):
         bundle.build(run_tree, bundle.Path("config/ci.yaml"), run_tree / "dist")
+
+
+def test_compare_names_the_tables_that_differ_in_archives_and_checkouts(run_tree, tmp_path_factory):
+    first = bundle.build(run_tree, bundle.Path("config/ci.yaml"), tmp_path_factory.mktemp("a"))
+    (run_tree / "results/s/t.csv").write_text("x\n2\n")
+    (run_tree / "results/s/u.csv").write_text("y\n1\n")
+    outcome = bundle.compare(first, run_tree)
+    assert outcome == {"identical": ["results/claims.csv"], "different": ["results/s/t.csv"],
+                       "only_first": [], "only_second": ["results/s/u.csv"]}
+    second = bundle.build(run_tree, bundle.Path("config/ci.yaml"), tmp_path_factory.mktemp("b"))
+    assert bundle.compare(second, run_tree)["different"] == []
+    assert bundle.compare(run_tree, second)["identical"] == ["results/claims.csv", "results/s/t.csv",
+                                                             "results/s/u.csv"]
+    with pytest.raises(SystemExit, match="neither a checkout nor a bundle archive"):
+        bundle.compare(run_tree / "results/s/t.csv", run_tree)
