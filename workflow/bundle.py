@@ -7,9 +7,10 @@ installed in the environment that built it, the sha256 of ``requirements.lock`` 
 whose installed version differs from it, the git commit (and whether the tree had uncommitted
 changes) and the claims summary.
 The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
-``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs) that
-differ between two runs, each given as an archive or as a checkout that holds a run: the check
-that a refactor left every output byte-identical, or what a changed parameter touched.
+``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs but the
+records of measured times) that differ between two runs, each given as an archive or as a checkout
+that holds a run: the check that a refactor left every output byte-identical, or what a changed
+parameter touched.
 """
 
 from __future__ import annotations
@@ -149,17 +150,24 @@ def verify(archive: Path) -> list[str]:
     return problems
 
 
+def _computed_table(name: str) -> bool:
+    """A CSV that the same config reproduces byte for byte: not a record of measured wall times
+    (``results/benchmarks/``, and ``results/run/`` that compares them with the plan)."""
+    parts = Path(name).parts
+    return name.endswith(".csv") and "benchmarks" not in parts and parts[:2] != ("results", "run")
+
+
 def table_hashes(run: Path) -> dict[str, str]:
-    """sha256 of every table of a run: from an archive's manifest, or computed from a checkout's
-    ``results/`` (benchmark records excluded, as in the archive)."""
+    """sha256 of every computed table of a run (``_computed_table``): from an archive's manifest,
+    or computed from a checkout's ``results/``."""
     if run.is_dir():
-        tables = sorted(run.glob("results/**/*.csv"))
-        return {str(p.relative_to(run)): sha256(p) for p in tables if "benchmarks" not in p.parts}
+        tables = [str(p.relative_to(run)) for p in run.glob("results/**/*.csv")]
+        return {name: sha256(run / name) for name in sorted(tables) if _computed_table(name)}
     if not tarfile.is_tarfile(run):
         raise SystemExit(f"{run}: neither a checkout nor a bundle archive")
     with tarfile.open(run, "r:gz") as tar:
         files = json.load(tar.extractfile("MANIFEST.json"))["files"]
-    return {name: entry["sha256"] for name, entry in files.items() if name.endswith(".csv")}
+    return {name: entry["sha256"] for name, entry in files.items() if _computed_table(name)}
 
 
 def compare(first: Path, second: Path) -> dict[str, list[str]]:

@@ -1,26 +1,19 @@
 """config/ci.yaml through SLURM (a real single-node cluster on localhost) gives the same bytes as a
 local run. Run with `make test-cluster`, which starts the cluster (tests/cluster/start_slurm.sh)."""
 
-import hashlib
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from bundle import table_hashes
 from harness import Workflow, copy_project
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("EXPRESSIVITY_TEST_CLUSTER") != "1" or shutil.which("sbatch") is None,
     reason="needs a running SLURM cluster: make test-cluster",
 )
-
-
-def digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((root / "results").rglob("*.csv"))
-            if "benchmarks" not in p.parts and p.parent != root / "results/run"}  # measured times
 
 
 def test_slurm_run_matches_local_run_byte_for_byte(tmp_path):
@@ -32,7 +25,7 @@ def test_slurm_run_matches_local_run_byte_for_byte(tmp_path):
     proc = cluster.run("--workflow-profile", "workflow/profiles/slurm")
     submitted = (proc.stdout + proc.stderr).count("has been submitted with SLURM jobid")
     assert submitted > 0, "no job went through SLURM"
-    ours, theirs = digests(local.path), digests(cluster.path)
+    ours, theirs = table_hashes(local.path), table_hashes(cluster.path)
     assert ours and ours.keys() == theirs.keys()
     differ = [name for name in ours if ours[name] != theirs[name]]
     assert not differ, f"SLURM and local runs differ in {differ}"

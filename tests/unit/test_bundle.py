@@ -96,6 +96,8 @@ def test_compare_names_the_tables_that_differ_in_archives_and_checkouts(run_tree
     first = bundle.build(run_tree, bundle.Path("config/ci.yaml"), tmp_path_factory.mktemp("a"))
     (run_tree / "results/s/t.csv").write_text("x\n2\n")
     (run_tree / "results/s/u.csv").write_text("y\n1\n")
+    (run_tree / "results/run").mkdir()
+    (run_tree / "results/run/plan_vs_measured.csv").write_text("measured_s\n0.64\n")  # times
     outcome = bundle.compare(first, run_tree)
     assert outcome == {"identical": ["results/claims.csv"], "different": ["results/s/t.csv"],
                        "only_first": [], "only_second": ["results/s/u.csv"]}
