@@ -29,6 +29,12 @@ from importlib import metadata
 from pathlib import Path
 
 
+def _benchmark_record(name: str) -> bool:
+    """Measured times that are not part of a run's outputs: the per-job records of Snakemake's
+    ``benchmark:`` (``results/benchmarks/``) and ``make bench``'s ``results/benchmarks.csv``."""
+    return Path(name).parts[:2] in (("results", "benchmarks"), ("results", "benchmarks.csv"))
+
+
 def collect(root: Path) -> list[Path]:
     """The files to bundle, relative to ``root``; refuses when the run is incomplete."""
     required = [root / "results/claims.csv", root / "results/report.html"]
@@ -36,7 +42,8 @@ def collect(root: Path) -> list[Path]:
     if missing:
         raise SystemExit(f"cannot bundle: {', '.join(missing)} missing; run `make` first")
     files = {p for p in (root / "figures").rglob("*") if p.is_file() and p.suffix in (".png", ".pdf")}
-    files |= {p for p in (root / "results").rglob("*.csv") if "benchmarks" not in p.parts}
+    files |= {p for p in (root / "results").rglob("*.csv")
+              if not _benchmark_record(str(p.relative_to(root)))}
     files |= set(required)
     return sorted(p.relative_to(root) for p in files)
 
@@ -152,9 +159,9 @@ def verify(archive: Path) -> list[str]:
 
 def _computed_table(name: str) -> bool:
     """A CSV that the same config reproduces byte for byte: not a record of measured wall times
-    (``results/benchmarks/``, and ``results/run/`` that compares them with the plan)."""
-    parts = Path(name).parts
-    return name.endswith(".csv") and "benchmarks" not in parts and parts[:2] != ("results", "run")
+    (the benchmark records, and ``results/run/`` that compares them with the plan)."""
+    return (name.endswith(".csv") and not _benchmark_record(name)
+            and Path(name).parts[:2] != ("results", "run"))
 
 
 def table_hashes(run: Path) -> dict[str, str]:

@@ -25,6 +25,8 @@ def run_tree(tmp_path, root):
     (tmp_path / "results/s/t.csv").write_text("x\n1\n")
     (tmp_path / "results/benchmarks").mkdir()
     (tmp_path / "results/benchmarks/j.tsv").write_text("s\n1\n")
+    (tmp_path / "results/benchmarks/j.csv").write_text("s\n1\n")
+    (tmp_path / "results/benchmarks.csv").write_text("stage,seconds\ns,1\n")  # make bench
     (tmp_path / "results/claims.csv").write_text("id,status\na,pass\nb,fail\n")
     (tmp_path / "results/report.html").write_text("<html></html>")
     return tmp_path
