@@ -4,7 +4,12 @@ Same config, same bytes out: ``configure_torch`` switches on deterministic algor
 number of CPU threads; every random draw comes from ``expressivity.rng`` generators, and a job's
 torch seed is drawn from its generator (``torch_seed``), so it derives from the root seed. Every
 table of the trained-models stage carries ``run_info``: the device, threads, precision and torch
-version it was computed with.
+version it was computed with, and the instruction set of torch's CPU kernels (``cpu_kernels``).
+
+The bytes depend on that instruction set: torch picks vectorised kernels by CPU (AVX-512, AVX2,
+...), and they round differently, so the same config gives the same bytes on one kind of machine
+but may differ on another (on this project's machine, forcing AVX2 kernels with
+``ATEN_CPU_CAPABILITY=avx2`` tips a copying seed at the edge of its plateau: README, trained models).
 """
 
 from __future__ import annotations
@@ -69,9 +74,12 @@ def device_name(device: torch.device) -> str:
 
 
 def run_info(device: torch.device, dtype: torch.dtype = torch.float32) -> dict[str, object]:
-    """Columns every table of the stage carries: device, threads, precision, torch version."""
+    """Columns every table of the stage carries: device, threads, precision, torch version and
+    the instruction set of torch's CPU kernels (``"AVX512"``, ``"AVX2"``, ``"DEFAULT"``, ...; set
+    by the CPU or by ``ATEN_CPU_CAPABILITY``)."""
     return {"device": device_name(device), "threads": torch.get_num_threads(),
-            "precision": str(dtype).removeprefix("torch."), "torch": torch.__version__}
+            "precision": str(dtype).removeprefix("torch."), "torch": torch.__version__,
+            "cpu_kernels": torch.backends.cpu.get_cpu_capability()}
 
 
 def torch_seed(rng: np.random.Generator) -> int:
