@@ -12,6 +12,17 @@ import math
 
 import numpy as np
 
+#: Where a torch job or the sparse search runs: the CPU, a GPU, or a GPU when torch sees one.
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def device(value) -> str:
+    """``value``, one of ``DEVICES`` (resolved to a machine's device by
+    ``torch_runtime.resolve_device``; checked here, without torch, for the numpy paths)."""
+    if not isinstance(value, str) or value not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {value!r}")
+    return value
+
 
 def integer(name: str, value, low: int) -> int:
     """``value`` as an ``int`` ``>= low`` (a bool, a float such as ``2.0`` or NaN is refused)."""

@@ -17,11 +17,11 @@ from collections.abc import Callable
 import numpy as np
 
 from expressivity.approximation_check import logit_values
+from expressivity.arguments import device as check_device
+from expressivity.arguments import integer
 from expressivity.fixed_module import coupled_factors, identity_error
 from expressivity.one_pass_search import SearchResult, d_grid, one_pass_search
 from expressivity.sparse_target import SparseTarget
-
-DEVICES = ("cpu", "auto", "cuda")
 
 
 def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: float,
@@ -43,12 +43,9 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
     d_min wherever the decision margin exceeds the rounding bound). ``progress(rows_done, n)``
     after each block of rows. The factors of the last pass are kept in ``factors``.
     """
-    if device not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if isinstance(d_max, bool) or not isinstance(d_max, (int, np.integer)) or d_max < 1:
-        raise ValueError(f"d_max must be a positive integer, got {d_max!r}")
+    d_max = integer("d_max", d_max, 1)
     search, used = one_pass_search, "cpu"
-    if device != "cpu":
+    if check_device(device) != "cpu":
         from expressivity.torch_runtime import resolve_device
         from expressivity.torch_search import one_pass_search_torch
 

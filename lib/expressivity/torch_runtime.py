@@ -19,6 +19,7 @@ import os
 import numpy as np
 import torch
 
+from expressivity.arguments import device as check_name
 from expressivity.arguments import integer
 
 
@@ -38,9 +39,7 @@ def configure_torch(threads: int = 1, device: str = "cpu") -> torch.device:
 def resolve_device(device: str) -> str:
     """``"cuda"`` or ``"cpu"``: the device ``device`` ("cpu", "cuda" or "auto") resolves to on
     this machine ("auto": a GPU when torch sees one). "cuda" without a GPU raises."""
-    if device not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
-    if device == "auto":
+    if check_name(device) == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda' requested but torch sees no GPU; use 'cpu' or 'auto'")

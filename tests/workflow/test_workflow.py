@@ -1,7 +1,6 @@
 """The workflow end to end on config/ci.yaml: outputs, claims, incremental reruns, bad configs,
 lint, determinism."""
 
-import hashlib
 import os
 import re
 import shutil
@@ -156,10 +155,6 @@ def test_lint_is_clean(fresh_copy):
         return
     lints = [line.strip() for line in out.splitlines() if line.strip().startswith("* ")]
     assert lints and all(line == f"* {ACCEPTED_LINT}:" for line in lints), out
-
-
-def digest(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_two_clean_runs_give_byte_identical_tables(ci_run, fresh_copy):
