@@ -170,7 +170,7 @@ def table_hashes(run: Path) -> dict[str, str]:
     if run.is_dir():
         tables = [str(p.relative_to(run)) for p in run.glob("results/**/*.csv")]
         return {name: sha256(run / name) for name in sorted(tables) if _computed_table(name)}
-    if not tarfile.is_tarfile(run):
+    if not run.is_file() or not tarfile.is_tarfile(run):
         raise SystemExit(f"{run}: neither a checkout nor a bundle archive")
     with tarfile.open(run, "r:gz") as tar:
         files = json.load(tar.extractfile("MANIFEST.json"))["files"]

@@ -109,3 +109,5 @@ def test_compare_names_the_tables_that_differ_in_archives_and_checkouts(run_tree
                                                              "results/s/u.csv"]
     with pytest.raises(SystemExit, match="neither a checkout nor a bundle archive"):
         bundle.compare(run_tree / "results/s/t.csv", run_tree)
+    with pytest.raises(SystemExit, match="neither a checkout nor a bundle archive"):
+        bundle.compare(run_tree, run_tree / "no-such-run")
