@@ -1,29 +1,41 @@
-"""The training protocol of the trained-models stage: when a run stops, and what its seeds show.
+"""The training protocol: when a run stops, and what a cell of seeds shows.
 
-A run is evaluated every ``every`` steps on the metric its claim is about (held-out token accuracy
-for the sequence encoders, training accuracy for memorization) and stops
+One rule for every trained model of the project (memorization full-batch or in minibatches, the
+sequence encoders, any optimiser). A run is evaluated every ``every`` steps on the metric its
+claim is about (held-out token accuracy for the encoders, training accuracy for memorization) and
 
-- at the first evaluation with ``accuracy >= target``: outcome ``"reached"`` (``steps_to_target``
-  recorded, early stopping);
-- on a plateau: over the last ``window`` steps the best accuracy so far rose by less than
-  ``min_gain`` (the metric, not the loss: a cross-entropy keeps falling while the margins of the
-  tokens already right grow, also when the accuracy can rise no further): outcome ``"plateau"``;
-- when its loss is no longer finite: outcome ``"diverged"`` (at this learning rate the run will not
-  reach the target; the verdicts count it as a plateau);
-- at the step budget ``budget`` while still improving: outcome ``"budget"``. Such a run decides
-  nothing: a longer budget could change it.
+- stops at the first evaluation with ``accuracy >= target``: outcome ``"reached"``
+  (``steps_to_target`` recorded, early stopping);
+- when the best accuracy so far rose by less than ``min_gain`` over the last ``window`` steps (the
+  metric, not the loss: a cross-entropy keeps falling while the margins of the tokens already right
+  grow), first *decays its learning rate once* (divides it by ``decay``; ``lr_decayed``,
+  ``decayed_at``) and goes on; only when it stalls again over a second ``window`` after the decay
+  does it stop: outcome ``"plateau"``. No run is called a plateau without the decay;
+- stops when its loss is no longer finite: outcome ``"diverged"`` (it reaches nothing at this
+  learning rate; the verdicts count it with the plateaus);
+- stops at the step budget ``budget`` otherwise: outcome ``"budget"``, which decides nothing (a
+  longer budget could change it). The budget holds at least a window, the decay and a second
+  window (``budget >= 2 window``), so that a plateau can be declared at all.
 
-A *cell* (one configuration trained with several seeds, and possibly several learning rates) is
-classified by ``cell_verdict``:
+The trainer reads ``Monitor.lr_factor`` after each evaluation (1, then ``1 / decay``) and scales
+that run's learning rate by it: runs trained side by side decay independently.
 
-- ``"reaches the target"``: for some learning rate every seed reached the target;
-- ``"plateaus below it"``: for every learning rate every seed stopped on a plateau below the target;
-- ``"seed-dependent"``: decided runs that disagree (some seeds reach it, others plateau below), so
-  neither statement holds for the cell;
-- ``"not evaluated"``: some run stopped at the budget and the others do not settle the question.
+A *cell* (one configuration trained with several seeds, possibly at several learning rates) is
+summarised by ``cell_summary`` under the three quantifiers the papers use:
 
-A claim that a cell reaches (or does not reach) the target passes only on the matching verdict, and
-a cell ``"not evaluated"`` never passes: the same rule for every training claim (issue 13).
+- ``cell_existence``: ``"yes"`` when some seed at some learning rate reached the target (the
+  theorems' "there exist weights", found by training), ``"no"`` when every run plateaued (after its
+  decay) or diverged, ``"not evaluated"`` when none reached it and some run stopped at its budget;
+- ``cell_reliability``: the fraction of seeds that reached the target at the reported learning
+  rate, with its 95 % Wilson interval (``cell_reliability_lo``, ``cell_reliability_hi``): how far
+  the existence is a property of the configuration rather than of a seed;
+- the mean and spread of the final accuracy over seeds (``cell_accuracy_mean``, ...: the papers'
+  statistic, "average of three runs");
+- ``cell_verdict``, the every-seed reading: ``"reaches the target"`` when for some learning rate
+  every seed reached it, ``"plateaus below it"`` when every run stopped on a plateau below it,
+  ``"seed-dependent"`` when decided runs disagree, ``"not evaluated"`` when a run at its budget
+  leaves it open. A ``cannot`` statement ("no seed and learning rate reaches it", backed by a
+  capacity argument) is this verdict's ``"plateaus below it"``.
 """
 
 from __future__ import annotations
@@ -41,6 +53,15 @@ OUTCOMES = ("reached", "plateau", "diverged", "budget")
 REACHES, PLATEAUS, MIXED, UNDECIDED = (
     "reaches the target", "plateaus below it", "seed-dependent", "not evaluated")
 VERDICTS = (REACHES, PLATEAUS, MIXED, UNDECIDED)
+#: ``cell_existence``: some run reached the target, none did (every run decided), undecided.
+EXISTS, NONE_EXISTS = "yes", "no"
+EXISTENCE = (EXISTS, NONE_EXISTS, UNDECIDED)
+#: The quantifier of a training claim: some seed and learning rate (``existence``), the average
+#: over seeds (``mean``), or no seed and learning rate, every run plateauing after its decay, where
+#: a capacity argument backs it (``cannot``).
+QUANTIFIERS = ("existence", "mean", "cannot")
+#: Two-sided 95 % normal quantile of the Wilson interval.
+Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -52,20 +73,31 @@ class Protocol:
     every: int
     window: int
     min_gain: float
+    decay: float = 10.0
 
     def __post_init__(self) -> None:
         checks = (
-            ("target", 0 < self.target <= 1, "a number in (0, 1]"),
-            ("budget", _is_int(self.budget) and self.budget >= 1, "an integer >= 1"),
-            ("every", _is_int(self.every) and self.every >= 1, "an integer >= 1"),
-            ("window", _is_int(self.window) and self.window >= self.every,
+            ("target", lambda v: 0 < v <= 1, "a number in (0, 1]"),
+            ("every", lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+            ("window", lambda v: _is_int(v) and v >= self.every,
              "an integer >= every (the plateau is judged on at least one evaluation)"),
-            ("min_gain", 0 <= self.min_gain < 1, "a number in [0, 1)"),
+            ("budget", lambda v: _is_int(v) and v >= 2 * self.window,
+             f"an integer >= 2 window = {2 * self.window} (a window, the learning-rate decay "
+             "and a second window)"),
+            ("min_gain", lambda v: 0 <= v < 1, "a number in [0, 1)"),
+            ("decay", lambda v: 1 < v < math.inf, "a number > 1 (the learning rate is divided "
+             "by it once before a plateau is declared)"),
         )
         for name, ok, allowed in checks:
             value = getattr(self, name)
-            if not (isinstance(value, (int, float, np.integer, np.floating)) and ok):
+            if isinstance(value, bool) or not isinstance(
+                    value, (int, float, np.integer, np.floating)) or not ok(value):
                 raise ValueError(f"Protocol.{name} must be {allowed}, got {value!r}")
+
+    def settings(self) -> dict:
+        """The protocol as table columns (every trained table records the rule it ran under)."""
+        return {"target": self.target, "budget": self.budget, "every": self.every,
+                "window": self.window, "min_gain": self.min_gain, "lr_decay": self.decay}
 
 
 def _is_int(value) -> bool:
@@ -74,16 +106,25 @@ def _is_int(value) -> bool:
 
 class Monitor:
     """Follows one run: ``observe(step, loss, accuracy)`` after each evaluation returns whether the
-    run stops there; then ``outcome``, ``steps_to_target`` and the values at the stop are set."""
+    run stops there; ``lr_factor`` is the factor its learning rate runs at from then on; once it
+    stopped, ``result()`` gives its outcome and the values at the stop."""
 
     def __init__(self, protocol: Protocol):
+        if not isinstance(protocol, Protocol):
+            raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
         self.protocol = protocol
         self.steps: list[int] = []
         self.history: list[float] = []  # the best accuracy so far at self.steps
         self.outcome: str | None = None
         self.steps_to_target: int | None = None
         self.stopped_at: int | None = None
+        self.decayed_at: int | None = None
         self.loss = self.accuracy = math.nan
+
+    @property
+    def lr_factor(self) -> float:
+        """1 before the decay, ``1 / decay`` after it."""
+        return 1.0 if self.decayed_at is None else 1.0 / self.protocol.decay
 
     def observe(self, step: int, loss: float, accuracy: float) -> bool:
         if self.outcome is not None:
@@ -94,35 +135,44 @@ class Monitor:
             raise ValueError(f"steps must increase: {step} after {self.steps[-1]}")
         self.steps.append(step)
         self.history.append(max(accuracy, self.history[-1]) if self.history else accuracy)
-        self.loss, self.accuracy = loss, accuracy
+        self.loss, self.accuracy = float(loss), accuracy
         if not math.isfinite(loss):
             self.outcome = "diverged"
         elif accuracy >= p.target:
             self.outcome, self.steps_to_target = "reached", step
-        elif step >= p.window and self._stalled(step):
-            self.outcome = "plateau"
-        elif step >= p.budget:
+        elif self._stalled(step):
+            if self.decayed_at is None:
+                self.decayed_at = step
+            else:
+                self.outcome = "plateau"
+        if self.outcome is None and step >= p.budget:
             self.outcome = "budget"
         if self.outcome is not None:
             self.stopped_at = step
         return self.outcome is not None
 
     def _stalled(self, step: int) -> bool:
-        """Whether the best accuracy rose by less than ``min_gain`` over the last window."""
+        """Whether the best accuracy rose by less than ``min_gain`` over the last window, all of
+        it after the decay when there was one."""
         p = self.protocol
-        i = bisect.bisect_right(self.steps, step - p.window)
+        start = step - p.window
+        if start < (self.decayed_at or 0):
+            return False
+        i = bisect.bisect_right(self.steps, start)
         if i == 0:
             return False
         return self.history[-1] - self.history[i - 1] < p.min_gain
 
     def result(self) -> dict:
         """The run's outcome, the step it stopped at, ``steps_to_target`` (None unless reached),
-        and the loss and accuracy of its last evaluation."""
+        whether and where its learning rate decayed, and the loss and accuracy of its last
+        evaluation."""
         if self.outcome is None:
             raise RuntimeError("the run has not stopped yet")
         return {"outcome": self.outcome, "stopped_at": self.stopped_at,
-                "steps_to_target": self.steps_to_target, "loss": self.loss,
-                "accuracy": self.accuracy}
+                "steps_to_target": self.steps_to_target,
+                "lr_decayed": self.decayed_at is not None, "decayed_at": self.decayed_at,
+                "loss": self.loss, "accuracy": self.accuracy}
 
 
 def _accuracy(name: str, value) -> float:
@@ -134,15 +184,18 @@ def _accuracy(name: str, value) -> float:
 
 
 def _check_runs(runs: Sequence[Mapping]) -> None:
-    """Each run's learning rate (finite, > 0) and final accuracy (in [0, 1])."""
+    """Each run's learning rate (finite, > 0), outcome and final accuracy (in [0, 1])."""
     for i, run in enumerate(runs):
         if not finite_number(f"runs[{i}]['lr']", run["lr"]) > 0:
             raise ValueError(f"runs[{i}]['lr'] must be > 0, got {run['lr']!r}")
+        if run["outcome"] not in OUTCOMES:
+            raise ValueError(f"runs[{i}]['outcome'] must be one of {OUTCOMES}, "
+                             f"got {run['outcome']!r}")
         _accuracy(f"runs[{i}]['accuracy']", run["accuracy"])
 
 
 def seeds_verdict(outcomes: Sequence[str]) -> str:
-    """The verdict of one learning rate's seeds (see the module docstring)."""
+    """The every-seed verdict of one learning rate's seeds (see the module docstring)."""
     unknown = sorted(set(outcomes) - set(OUTCOMES))
     if unknown or not outcomes:
         raise ValueError(f"outcomes must be a non-empty list of {OUTCOMES}, got {list(outcomes)}")
@@ -157,8 +210,9 @@ def seeds_verdict(outcomes: Sequence[str]) -> str:
 
 
 def cell_verdict(outcomes_by_lr: Mapping[float, Sequence[str]]) -> str:
-    """The verdict of a cell over its learning-rate grid: it reaches the target when one learning
-    rate's seeds all reach it, plateaus below when every learning rate's seeds all plateau."""
+    """The every-seed verdict of a cell over its learning-rate grid: it reaches the target when one
+    learning rate's seeds all reach it, plateaus below when every learning rate's seeds all
+    plateau."""
     if not outcomes_by_lr:
         raise ValueError("a cell needs at least one learning rate's runs")
     per_lr = [seeds_verdict(list(o)) for o in outcomes_by_lr.values()]
@@ -173,9 +227,37 @@ def cell_verdict(outcomes_by_lr: Mapping[float, Sequence[str]]) -> str:
     return MIXED  # some learning rates plateau, others are seed-dependent
 
 
+def existence(outcomes: Iterable[str]) -> str:
+    """``"yes"`` when some run (any seed, any learning rate) reached the target, ``"no"`` when every
+    run plateaued after its decay or diverged, ``"not evaluated"`` otherwise (a run at its budget
+    might still have reached it)."""
+    outcomes = list(outcomes)
+    unknown = sorted(set(outcomes) - set(OUTCOMES))
+    if unknown or not outcomes:
+        raise ValueError(f"outcomes must be a non-empty list of {OUTCOMES}, got {outcomes}")
+    if "reached" in outcomes:
+        return EXISTS
+    return UNDECIDED if "budget" in outcomes else NONE_EXISTS
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval (Wilson 1927) of a binomial fraction ``k / n``:
+
+        (k + z^2 / 2) / (n + z^2)  -+  z sqrt(k (n - k) / n + z^2 / 4) / (n + z^2),
+
+    which stays inside [0, 1] and keeps its coverage for few trials and fractions at 0 or 1."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
+        raise ValueError(f"k must be an integer in [0, n = {n}], got {k!r}")
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def best_lr(runs: Iterable[Mapping]) -> float:
-    """The learning rate a cell is reported at: among those whose seeds all reach the target the
-    one with the fewest mean steps to it, otherwise the one with the highest mean accuracy."""
+    """The learning rate a cell is reported at: the one at which the most seeds reach the target,
+    then the fewest mean steps to it, then the highest mean final accuracy."""
     runs = list(runs)
     _check_runs(runs)
     by_lr: dict[float, list[Mapping]] = {}
@@ -186,20 +268,21 @@ def best_lr(runs: Iterable[Mapping]) -> float:
 
     def key(lr: float):
         rows = by_lr[lr]
-        reached = all(r["outcome"] == "reached" for r in rows)
-        steps = np.mean([r["steps_to_target"] for r in rows]) if reached else math.inf
-        return (not reached, steps, -np.mean([r["accuracy"] for r in rows]), lr)
+        steps = [r["steps_to_target"] for r in rows if r["outcome"] == "reached"]
+        return (-len(steps) / len(rows), np.mean(steps) if steps else math.inf,
+                -np.mean([r["accuracy"] for r in rows]), lr)
 
     return min(by_lr, key=key)
 
 
 def cell_summary(runs: Sequence[Mapping]) -> dict:
     """Columns that describe a cell's runs (each a dict with ``lr``, ``outcome``, ``accuracy``,
-    ``steps_to_target``, ``stopped_at``): its verdict over the learning rates, the learning rate it
-    is reported at, and at that rate the mean, standard deviation (ddof 1; 0 for one seed), minimum
-    and maximum of the final accuracy over seeds, the seeds that reached the target, the mean,
-    minimum and maximum steps to the target (NaN when no seed reached it), and the longest run of
-    the cell (steps, every learning rate)."""
+    ``steps_to_target``, ``stopped_at``, ``lr_decayed``): its every-seed verdict and its existence
+    over the learning rates; the learning rate it is reported at, and there its reliability (seeds
+    that reached the target, their fraction and its 95 % Wilson interval), the mean, standard
+    deviation (ddof 1; 0 for one seed), minimum and maximum of the final accuracy over seeds, the
+    mean, minimum and maximum steps to the target (NaN when no seed reached it), and the number of
+    runs whose learning rate decayed; the longest run of the cell (steps, every learning rate)."""
     if not runs:
         raise ValueError("a cell needs at least one run")
     by_lr: dict[float, list[str]] = {}
@@ -208,16 +291,21 @@ def cell_summary(runs: Sequence[Mapping]) -> dict:
     lr = best_lr(runs)
     chosen = [r for r in runs if float(r["lr"]) == lr]
     acc = np.array([r["accuracy"] for r in chosen], dtype=float)
-    steps = np.array([r["steps_to_target"] for r in chosen if r["steps_to_target"] is not None],
+    steps = np.array([r["steps_to_target"] for r in chosen if r["outcome"] == "reached"],
                      dtype=float)
+    reached = int(steps.size)
+    lo, hi = wilson_interval(reached, len(chosen))
     return {
-        "cell_verdict": cell_verdict(by_lr), "cell_lr": lr, "cell_seeds": len(chosen),
+        "cell_verdict": cell_verdict(by_lr), "cell_existence": existence(r["outcome"] for r in runs),
+        "cell_lr": lr, "cell_seeds": len(chosen), "cell_reached": reached,
+        "cell_reliability": reached / len(chosen), "cell_reliability_lo": lo,
+        "cell_reliability_hi": hi,
         "cell_accuracy_mean": float(acc.mean()),
         "cell_accuracy_sd": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
         "cell_accuracy_min": float(acc.min()), "cell_accuracy_max": float(acc.max()),
-        "cell_reached": int(sum(r["outcome"] == "reached" for r in chosen)),
         "cell_steps_to_target_mean": float(steps.mean()) if steps.size else math.nan,
         "cell_steps_to_target_min": float(steps.min()) if steps.size else math.nan,
         "cell_steps_to_target_max": float(steps.max()) if steps.size else math.nan,
+        "cell_decayed": int(sum(bool(r.get("lr_decayed", False)) for r in chosen)),
         "cell_longest_run": max(int(r["stopped_at"]) for r in runs),
     }

@@ -7,13 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.attention import Head, self_attention
-from expressivity.transformer_models import (
-    SequenceEncoder,
-    TiedAttention,
-    TokenClassifier,
-    _normalise,
-    hybrid_mixers,
-)
+from expressivity.sequence_encoder import SequenceEncoder, hybrid_mixers
+from expressivity.transformer_models import TiedAttention, TokenClassifier, _normalise
 
 
 @settings(max_examples=20, deadline=None)
@@ -80,14 +75,29 @@ def test_token_classifier_is_permutation_equivariant(seed, perm_seed):
 
 def test_mask_blocks_information():
     """With a diagonal mask (attend self only) a token's output ignores every other token."""
-    torch.manual_seed(0)
     n = 6
     model = SequenceEncoder(5, n, 8, ["attention", "attention"], 5, masks=[np.eye(n, dtype=bool)] * 2)
-    a = torch.tensor([[1, 2, 3, 4, 0, 1]])
-    b = torch.tensor([[1, 4, 0, 2, 3, 3]])
+    a = torch.tensor([[[1, 2, 3, 4, 0, 1]]])
+    b = torch.tensor([[[1, 4, 0, 2, 3, 3]]])
     with torch.no_grad():
-        torch.testing.assert_close(model(a)[0, 0], model(b)[0, 0])
-        assert not torch.allclose(model(a)[0, 1], model(b)[0, 1])
+        torch.testing.assert_close(model(a)[0, 0, 0], model(b)[0, 0, 0])
+        assert not torch.allclose(model(a)[0, 0, 1], model(b)[0, 0, 1])
+
+
+@pytest.mark.parametrize("mixers", [["attention", "conv"], ["bilinear", "attention"]])
+def test_encoder_replicas_are_the_models_their_seeds_build_alone(mixers):
+    """Replica r of an encoder built with several seeds is, byte for byte, the encoder its seed
+    builds alone (weights and outputs): the replicas share nothing, not even their random draws."""
+    n, mask = 6, np.tril(np.ones((6, 6), dtype=bool))
+    masks = [mask if m == "attention" else None for m in mixers]
+    both = SequenceEncoder(5, n, 8, mixers, 4, masks=masks, kernel=3, seeds=(3, 4))
+    alone = SequenceEncoder(5, n, 8, mixers, 4, masks=masks, kernel=3, seeds=(4,))
+    for (name, p), q in zip(both.named_parameters(), alone.parameters(), strict=True):
+        assert torch.equal(p[1], q[0]), name
+    tokens = torch.as_tensor(np.random.default_rng(0).integers(0, 5, (2, 3, n)))
+    with torch.no_grad():
+        torch.testing.assert_close(both(tokens)[1], alone(tokens[1:])[0])
+        assert not torch.allclose(both(tokens)[0], both(tokens[[1, 1]])[0])
 
 
 def test_hybrid_mixers():

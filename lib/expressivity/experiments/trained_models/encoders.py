@@ -27,20 +27,20 @@ from expressivity.sparse_patterns import pattern_masks
 from expressivity.tasks import majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import train_encoders
-from expressivity.transformer_models import hybrid_mixers
+from expressivity.sequence_encoder import hybrid_mixers
 
 #: "Learns the task": at most 1 % token errors on held-out sequences (a convention).
 TARGET = 0.99
 
 
 def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every: int,
-          window: int, min_gain: float, log: logging.Logger | None,
+          window: int, min_gain: float, lr_decay: float, log: logging.Logger | None,
           label: str, **train) -> tuple[list[dict], object]:
     """Every (learning rate, seed) run of one cell, the seeds side by side; each seed has its own
     stream ``generator(seed, "trained_models.<job>", **keys, seed=i)`` (held-out set,
     initialisation, then batches)."""
     proto = protocol(target=TARGET, budget=budget, every=every, window=window,
-                     min_gain=min_gain)
+                     min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(lr)
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
@@ -57,7 +57,7 @@ def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every
 
 
 def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device: str,
-              seeds: int, min_gain: float, n: int, vocab: int,
+              seeds: int, min_gain: float, lr_decay: float, n: int, vocab: int,
               d_model: int, heads: int, lr: float | list[float], batch: int, budget: int,
               every: int, window: int, eval_size: int,
               log: logging.Logger | None = None) -> list[dict]:
@@ -68,7 +68,7 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
     masks = [cycle[layer % len(cycle)] for layer in range(depth)]
     runs, proto = _cell("copy", {"pattern": pattern, "depth": depth}, seed=seed, seeds=seeds,
                         lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
-                        log=log, label=f"{pattern} L={depth}",
+                        lr_decay=lr_decay, log=log, label=f"{pattern} L={depth}",
                         task="copy", n=n, vocab=vocab, mixers=["attention"] * depth,
                         masks=masks, d_model=d_model, heads=heads, batch=batch,
                         eval_size=eval_size, device=dev)
@@ -79,9 +79,9 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
 
 
 def mixers_rows(*, alternative: str, k: int | str, seed: int, threads: int, device: str,
-                seeds: int, min_gain: float, n: int, vocab: int, depth: int, kernel: int,
-                d_model: int, heads: int, lr: float | list[float],
-                batch: int, budget: int, every: int, window: int, eval_size: int,
+                seeds: int, min_gain: float, lr_decay: float, n: int, vocab: int, depth: int,
+                kernel: int, d_model: int, heads: int, lr: float | list[float], batch: int,
+                budget: int, every: int, window: int, eval_size: int,
                 log: logging.Logger | None = None) -> list[dict]:
     """``depth - k`` layers of ``alternative`` below ``k`` attention layers on the counting task:
     one row per run, with the task's majority-class accuracy."""
@@ -90,7 +90,7 @@ def mixers_rows(*, alternative: str, k: int | str, seed: int, threads: int, devi
     mixers = hybrid_mixers(alternative, k, depth)
     runs, proto = _cell("mixers", {"alternative": alternative, "k": k}, seed=seed, seeds=seeds,
                         lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
-                        log=log, label="+".join(mixers),
+                        lr_decay=lr_decay, log=log, label="+".join(mixers),
                         task="count", n=n, vocab=vocab, mixers=mixers, d_model=d_model,
                         heads=heads, kernel=kernel, batch=batch, eval_size=eval_size, device=dev)
     cell = {"alternative": alternative, "attention_layers": k, "depth": depth,

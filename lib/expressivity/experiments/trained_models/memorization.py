@@ -52,14 +52,13 @@ def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: in
 
 
 def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: list[float],
-           proto, record_every: int, log: logging.Logger | None, label: str, **model) -> tuple:
+           proto, log: logging.Logger | None, label: str, **model) -> tuple:
     """Every learning rate of the grid, the seeds side by side: (runs, curves, model sizes)."""
     progress = job_progress(log, label, len(lrs) * (proto.budget + 1))
     runs, curves, sizes = [], [], {}
     for i, lr in enumerate(lrs):
         res = memorize(sp.dataset, width=width, seeds=seeds, protocol=proto, lr=lr,
-                       record_every=record_every, progress=progress,
-                       done_before=i * (proto.budget + 1), **model)
+                       progress=progress, done_before=i * (proto.budget + 1), **model)
         seed_index = {s: k for k, s in enumerate(seeds)}
         runs += [{"lr": lr, "seed_index": k, **run} for k, run in enumerate(res["runs"])]
         curves += [{"lr": lr, "seed_index": seed_index[p.pop("seed")], **p}
@@ -70,9 +69,9 @@ def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: l
 
 
 def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: int,
-                      min_gain: float, vocab_size: int, d: int, n: int,
+                      min_gain: float, lr_decay: float, vocab_size: int, d: int, n: int,
                       N: int, pairs: int, n_classes: int, width: int,  # noqa: N803
-                      lr: float | list[float], budget: int, window: int, record_every: int,
+                      lr: float | list[float], budget: int, window: int, every: int,
                       log: logging.Logger | None = None) -> tuple[list[dict], list[dict]]:
     """One arm of the memorization experiment: ``(curve rows, run rows)``."""
     if arm not in ARMS:
@@ -86,10 +85,11 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
     if fixed:
         v, _, _ = draw_projection(generator(seed, f"{STAGE}.projection"), ds.vocab)
         w_fixed = v.reshape(1, ds.d, 1)
-    proto = protocol(target=TARGET, budget=budget, every=1, window=window, min_gain=min_gain)
+    proto = protocol(target=TARGET, budget=budget, every=every, window=window, min_gain=min_gain,
+                     lr_decay=lr_decay)
     runs, curves, sizes = _train(
         sp, width=width, seeds=run_seeds(seed, "memorize", seeds, arm=arm),
-        lrs=learning_rates(lr), proto=proto, record_every=record_every, log=log, label=arm,
+        lrs=learning_rates(lr), proto=proto, log=log, label=arm,
         heads=heads, head_size=1, w_fixed=w_fixed, sigma=sigma, device=dev)
     for run in runs:
         w, lam = run.pop("w"), run.pop("lam")
@@ -110,9 +110,9 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
 
 
 def heads_rows(*, heads: int | str, size: int | str, seed: int, threads: int, device: str,
-               seeds: int, min_gain: float, vocab_size: int, d: int, n: int,
+               seeds: int, min_gain: float, lr_decay: float, vocab_size: int, d: int, n: int,
                N: int, pairs: int, n_classes: int, width: int,  # noqa: N803
-               lr: float | list[float], budget: int, window: int,
+               lr: float | list[float], budget: int, window: int, every: int,
                log: logging.Logger | None = None) -> list[dict]:
     """``heads`` tied softmax heads of size ``size`` (``"d"``: full rank) on the heads/rank
     dataset (``N`` sequences, ``pairs`` segment pairs) at FFN width ``width``: one row per run."""
@@ -121,10 +121,11 @@ def heads_rows(*, heads: int | str, size: int | str, seed: int, threads: int, de
     dev = configure_torch(threads, device)
     sp = pair_dataset(seed, name="heads_rank", vocab_size=vocab_size, d=d, n=n, N=N, pairs=pairs,
                       n_classes=n_classes)
-    proto = protocol(target=TARGET, budget=budget, every=1, window=window, min_gain=min_gain)
+    proto = protocol(target=TARGET, budget=budget, every=every, window=window, min_gain=min_gain,
+                     lr_decay=lr_decay)
     runs, _, sizes = _train(
         sp, width=width, seeds=run_seeds(seed, "heads", seeds, heads=heads, size=label),
-        lrs=learning_rates(lr), proto=proto, record_every=budget, log=log,
+        lrs=learning_rates(lr), proto=proto, log=log,
         label=f"h={heads} s={head_size}", heads=heads, head_size=head_size, device=dev)
     for run in runs:
         run.pop("w")

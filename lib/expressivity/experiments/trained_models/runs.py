@@ -3,10 +3,11 @@
 - ``run_seeds``: one torch seed per training seed, each from its own stream ``rng.generator(seed,
   "trained_models.<job>", **keys, seed=i)``, so adding seeds leaves the first ones unchanged;
 - ``protocol``: the stopping rule of a job (``expressivity.training_protocol.Protocol``) from its
-  settings;
+  settings (each task family has its own budget, window and evaluation interval in the config);
 - ``cell_rows``: the rows of one cell (one per run) with the cell's summary over seeds and
-  learning rates (``expressivity.training_protocol.cell_summary``: verdict, mean, spread,
-  steps to the target) and the protocol's settings, so every table records its budget;
+  learning rates (``expressivity.training_protocol.cell_summary``: existence, reliability with its
+  Wilson interval, every-seed verdict, mean, spread, steps to the target) and the protocol's
+  settings, so every table records its budget and window;
 - ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log).
 """
 
@@ -41,10 +42,12 @@ def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:
                  for i in range(seeds))
 
 
-def protocol(*, target: float, budget: int, every: int, window: int,
-             min_gain: float) -> Protocol:
-    """The stopping rule of a job (validated by ``Protocol``)."""
-    return Protocol(target=target, budget=budget, every=every, window=window, min_gain=min_gain)
+def protocol(*, target: float, budget: int, every: int, window: int, min_gain: float,
+             lr_decay: float) -> Protocol:
+    """The stopping rule of a job (validated by ``Protocol``): its task family's budget, window
+    and evaluation interval, the stage's ``min_gain`` and learning-rate decay."""
+    return Protocol(target=target, budget=budget, every=every, window=window, min_gain=min_gain,
+                    decay=lr_decay)
 
 
 def learning_rates(lr: float | Sequence[float]) -> list[float]:
@@ -57,11 +60,10 @@ def learning_rates(lr: float | Sequence[float]) -> list[float]:
 
 def cell_rows(runs: list[dict], proto: Protocol, **cell) -> list[dict]:
     """One row per run: ``cell`` (the configuration), the run, the cell's summary
-    (``cell_summary``) and the protocol's settings."""
+    (``cell_summary``: every-seed verdict, existence, reliability with its interval, mean and
+    spread) and the protocol's settings."""
     summary = cell_summary(runs)
-    settings = {"target": proto.target, "budget": proto.budget, "window": proto.window,
-                "min_gain": proto.min_gain}
-    return [{**cell, **run, **summary, **settings} for run in runs]
+    return [{**cell, **run, **summary, **proto.settings()} for run in runs]
 
 
 def job_progress(log: logging.Logger | None, what: str, total: float) -> Progress | None:

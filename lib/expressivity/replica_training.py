@@ -1,0 +1,222 @@
+"""Independent replicas of one model trained side by side under the training protocol.
+
+A job trains ``R`` replicas of a model (one per seed) at once: every parameter carries the replica
+dimension first (``(R, ...)``), so one batched operation serves all of them, and they share nothing,
+so each follows its own trajectory. The pieces:
+
+- ``FlatReplicas``: the trainable parameters of the replicas as one flat tensor ``theta: (R, P)``
+  (the model's parameters become views of it), so that the optimiser is a handful of operations on
+  one tensor and a stopped replica leaves the batch by dropping its row (``keep``);
+- ``ReplicaAdam``: Adam (Kingma & Ba 2015, Algorithm 1, as ``torch.optim.Adam`` computes it) with
+  one learning rate per replica,
+
+      m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2,
+      theta_r <- theta_r - lr_r (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps),
+
+  so that each replica decays its own learning rate when the protocol says so;
+- ``train_replicas``: the loop. Every ``protocol.every`` steps it evaluates all active replicas on
+  the device and brings their losses and accuracies to the host in one transfer (no per-step
+  ``.item()``), lets each replica's ``Monitor`` decide (stop, decay, go on), drops the stopped
+  replicas from the batch, and otherwise runs optimiser steps. On a GPU the step (forward, backward,
+  Adam) is captured once per batch shape as a CUDA graph and replayed (``graphs=True``): small
+  models are launch-bound there.
+
+Replica ``r``'s mathematics does not depend on which other replicas share its batch. Its rounding
+may: a kernel can block a batched product or a reduction differently for another number of rows
+(as it does for another instruction set), so a seed's bytes are fixed by the config (same config,
+same bytes out) but can differ at rounding level from those of the same seed trained alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol as Interface
+
+import torch
+from torch import nn
+
+from expressivity.joblog import Progress
+from expressivity.training_protocol import Monitor, Protocol
+
+
+class FlatReplicas:
+    """The trainable parameters of ``module`` (each ``(R, ...)``: one row per replica) moved into
+    one leaf tensor ``flat: (R, P)``; ``bind()`` makes the module's parameters views of it again
+    (call it before each forward: the views carry the gradient to ``flat``). Buffers stay in the
+    module and are shared by every replica."""
+
+    def __init__(self, module: nn.Module):
+        self.module = module
+        self.slots: list[tuple[nn.Module, str, torch.Size]] = []
+        rows = []
+        for mod in module.modules():
+            for name, p in list(mod._parameters.items()):
+                if p is None or not p.requires_grad:
+                    continue
+                rows.append(p.detach().reshape(p.shape[0], -1))
+                self.slots.append((mod, name, p.shape[1:]))
+                del mod._parameters[name]
+        if not rows:
+            raise ValueError("the module has no trainable parameter")
+        replicas = {r.shape[0] for r in rows}
+        if len(replicas) != 1:
+            raise ValueError(f"every parameter must have the replica dimension first; got leading "
+                             f"sizes {sorted(replicas)}")
+        self.sizes = [r.shape[1] for r in rows]
+        self.flat = torch.cat(rows, 1).requires_grad_(True)
+        self.bind()
+
+    @property
+    def replicas(self) -> int:
+        return int(self.flat.shape[0])
+
+    def bind(self) -> None:
+        """Set each parameter of the module to its view of ``flat`` (``(R, ...)``)."""
+        for (mod, name, shape), view in zip(self.slots, self.flat.split(self.sizes, 1), strict=True):
+            mod.__dict__[name] = view.view(self.replicas, *shape)
+
+    def keep(self, rows: torch.Tensor) -> None:
+        """Keep the replicas ``rows`` (indices into the current rows), in that order."""
+        self.flat = self.flat.detach()[rows].requires_grad_(True)
+        self.bind()
+
+    def parameters_per_replica(self) -> int:
+        return int(self.flat.shape[1])
+
+
+class ReplicaAdam:
+    """Adam on ``FlatReplicas`` with one learning rate per replica (``lr: (R, 1)``); the step count
+    and the bias corrections live on the device, so a step can be captured in a CUDA graph."""
+
+    def __init__(self, params: FlatReplicas, lr: float, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8):
+        if not 0 < lr < float("inf"):
+            raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+        self.params, self.betas, self.eps = params, betas, eps
+        flat = params.flat
+        self.lr = torch.full((flat.shape[0], 1), float(lr), dtype=flat.dtype, device=flat.device)
+        self.m, self.v = torch.zeros_like(flat), torch.zeros_like(flat)
+        self.t = torch.zeros((), dtype=flat.dtype, device=flat.device)
+
+    @torch.no_grad()
+    def step(self) -> None:
+        flat = self.params.flat
+        g, (b1, b2) = flat.grad, self.betas
+        self.t += 1
+        self.m.lerp_(g, 1 - b1)
+        self.v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        bias1, bias2 = 1 - torch.pow(b1, self.t), torch.sqrt(1 - torch.pow(b2, self.t))
+        denom = self.v.sqrt().div_(bias2).add_(self.eps)
+        flat.addcdiv_(self.m * (self.lr / bias1), denom, value=-1.0)
+
+    def keep(self, rows: torch.Tensor) -> None:
+        self.lr, self.m, self.v = self.lr[rows], self.m[rows], self.v[rows]
+
+
+class Job(Interface):
+    """What ``train_replicas`` needs from a training job (its replicas are the rows of its
+    ``FlatReplicas``; every tensor below has them first)."""
+
+    def batch(self, step: int) -> Sequence[torch.Tensor]:
+        """The inputs of optimiser step ``step`` (the same shapes at every step)."""
+
+    def loss(self, *batch: torch.Tensor) -> torch.Tensor:
+        """Per-replica training loss ``(R,)`` on ``batch`` (differentiable)."""
+
+    def evaluate(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-replica loss and accuracy ``(R,)`` on the metric the protocol watches."""
+
+    def keep(self, rows: torch.Tensor) -> None:
+        """Drop the data of the replicas not in ``rows``."""
+
+
+class _Step:
+    """One optimiser step: eager, or a CUDA graph captured per batch shape and replayed."""
+
+    def __init__(self, params: FlatReplicas, opt: ReplicaAdam, job: Job, graphs: bool):
+        if graphs and params.flat.device.type != "cuda":
+            raise ValueError("graphs=True needs the replicas on a CUDA device")
+        self.params, self.opt, self.job, self.graphs = params, opt, job, graphs
+        self.graph: torch.cuda.CUDAGraph | None = None
+        self.static: list[torch.Tensor] = []
+
+    def reset(self) -> None:
+        """Forget the captured graph (the replicas' shapes changed)."""
+        self.graph, self.static = None, []
+
+    def _eager(self, batch: Sequence[torch.Tensor]) -> None:
+        self.params.bind()
+        self.job.loss(*batch).sum().backward()
+        self.opt.step()
+        self.params.flat.grad = None
+
+    def __call__(self, step: int) -> None:
+        batch = self.job.batch(step)
+        if not self.graphs:
+            self._eager(batch)
+        elif self.graph is None:
+            self._capture(batch)
+        else:
+            for static, value in zip(self.static, batch, strict=True):
+                static.copy_(value)
+            self.graph.replay()
+
+    def _capture(self, batch: Sequence[torch.Tensor]) -> None:
+        """Run this step eagerly on a side stream (the warm-up CUDA graphs need), then capture the
+        next ones: the graph reads its inputs from static copies and updates ``flat`` in place."""
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            self._eager(batch)
+        torch.cuda.current_stream().wait_stream(side)
+        self.static = [b.clone() for b in batch]
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.params.bind()
+            self.job.loss(*self.static).sum().backward()
+            self.opt.step()
+
+
+def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol, lr: float, *,
+                   on_stop: Callable[[int, int], None] | None = None, graphs: bool = False,
+                   progress: Progress | None = None, done_before: float = 0.0,
+                   ) -> tuple[list[Monitor], list[list[dict]]]:
+    """Train the replicas of ``params`` with ``ReplicaAdam`` at learning rate ``lr`` until each
+    stops under ``protocol``; ``on_stop(replica, row)`` runs when a replica stops, before it leaves
+    the batch (``row``: its current row, e.g. to keep its weights). Returns one ``Monitor`` per
+    replica and its curve ``[{"step", "loss", "accuracy"}]`` (every evaluation until it stopped).
+    ``progress`` counts steps from ``done_before``."""
+    if not isinstance(protocol, Protocol):
+        raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
+    opt = ReplicaAdam(params, lr)
+    step_fn = _Step(params, opt, job, graphs)
+    monitors = [Monitor(protocol) for _ in range(params.replicas)]
+    curves: list[list[dict]] = [[] for _ in monitors]
+    active = list(range(params.replicas))
+    for step in range(protocol.budget + 1):
+        if step % protocol.every == 0 or step == protocol.budget:
+            with torch.no_grad():
+                params.bind()
+                loss, acc = (v.tolist() for v in torch.stack(job.evaluate()).cpu())
+            kept = []
+            for row, replica in enumerate(active):
+                monitor = monitors[replica]
+                curves[replica].append({"step": step, "loss": loss[row], "accuracy": acc[row]})
+                if monitor.observe(step, loss[row], acc[row]):
+                    if on_stop is not None:
+                        on_stop(replica, row)
+                else:
+                    kept.append(row)
+                    opt.lr[row] = lr * monitor.lr_factor
+            if progress is not None:
+                progress.update(done_before + step, accuracy=max(acc), running=len(kept))
+            if not kept:
+                break
+            if len(kept) < len(active):
+                rows = torch.tensor(kept, device=params.flat.device)
+                for part in (params, opt, job):
+                    part.keep(rows)
+                active = [active[row] for row in kept]
+                step_fn.reset()
+        step_fn(step)
+    return monitors, curves
