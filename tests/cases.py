@@ -171,7 +171,7 @@ TM = section("trained_models")
 #: What every trained-models job gets besides its settings: the root seed, torch threads, device,
 #: the number of seeds and the plateau rule.
 TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"], "seeds": TM["seeds"],
-          "min_gain": TM["min_gain"]}
+          "min_gain": TM["min_gain"], "lr_decay": TM["lr_decay"]}
 
 
 def _tm(name: str, *keys: str) -> dict:
@@ -182,15 +182,16 @@ def _tm(name: str, *keys: str) -> dict:
 _TM_ENCODER = ("n", "vocab", "d_model", "heads", "lr", "batch", "budget", "every", "window",
                "eval_size")
 _TM_DATA = ("vocab_size", "d", "n", "n_classes")
+_TM_PROTOCOL = ("budget", "window", "every")
 #: Keywords of ``experiments.trained_models.memorization.memorization_rows`` but ``arm``.
 TM_MEMORIZATION = {**TM_RUN, **TM["memorization"]}
 #: Keywords of ``heads_rows`` but ``heads`` and ``size``; the (heads, head size) of ci.yaml.
-TM_HEADS_RUN = {**TM_RUN, **_tm("memorization", *_TM_DATA, "width", "lr", "budget", "window"),
-                **_tm("heads_rank", "N", "pairs")}
+TM_HEADS_RUN = {**TM_RUN, **_tm("memorization", *_TM_DATA, "width", "lr"),
+                **_tm("heads_rank", "N", "pairs", *_TM_PROTOCOL)}
 TM_HEADS = [(h, s) for h in TM["heads_rank"]["heads"] for s in TM["heads_rank"]["head_sizes"]]
 #: Keywords of ``width.width_rows`` but ``N``; the N of ci.yaml.
 TM_WIDTH = {**TM_RUN, **_tm("memorization", *_TM_DATA),
-            **_tm("width_search", "widths", "lr", "budget", "window")}
+            **_tm("width_search", "widths", "lr", *_TM_PROTOCOL)}
 TM_WIDTH_N = TM["width_search"]["N"]
 #: Keywords of ``encoders.copy_rows`` but ``pattern`` and ``depth``.
 TM_COPY = {**TM_RUN, **_tm("copy", *_TM_ENCODER)}

@@ -179,6 +179,19 @@ def segment_pairs(section: str) -> Relation:
     return Relation((f"{section}.N", f"{section}.pairs", f"{mem}.vocab_size", f"{mem}.n"), check)
 
 
+def two_windows(section: str) -> Relation:
+    """``<section>.budget`` holds a window, the learning-rate decay and a second window
+    (``expressivity.training_protocol``): budget >= 2 window, or no run could be a plateau."""
+
+    def check(window, budget):
+        if budget >= 2 * window:
+            return None
+        return (f"the budget must hold a window, the learning-rate decay and a second window "
+                f"(budget >= 2 window = {2 * window}); otherwise no run can be called a plateau")
+
+    return Relation((f"{section}.window", f"{section}.budget"), check)
+
+
 def _below_depth(layers, depth):
     if max(layers) < depth:
         return None
@@ -338,6 +351,8 @@ RELATIONS: list[Relation] = [
                                          "approximation.d", "grid_budget",
                                          "approximation.memorization_budget")),
              _approximation_tables),
+    *(two_windows(f"{TM}.{family}")
+      for family in ("memorization", "heads_rank", "width_search", "copy", "mixers")),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),

@@ -245,14 +245,15 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 
         (k + z^2 / 2) / (n + z^2)  -+  z sqrt(k (n - k) / n + z^2 / 4) / (n + z^2),
 
-    which stays inside [0, 1] and keeps its coverage for few trials and fractions at 0 or 1."""
+    which stays inside [0, 1] and keeps its coverage for few trials and fractions at 0 or 1 (its
+    ends are exactly 0 at ``k = 0`` and 1 at ``k = n``, where the formula rounds)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
         raise ValueError(f"k must be an integer in [0, n = {n}], got {k!r}")
     centre = (k + z * z / 2) / (n + z * z)
     half = z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
 
 
 def best_lr(runs: Iterable[Mapping]) -> float:

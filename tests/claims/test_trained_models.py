@@ -1,8 +1,10 @@
-"""Claims of the trained-models stage at small scale: config/ci.yaml's jobs, judged by the registry,
-and the one rule every training claim follows, on tables built to decide each way.
+"""Claims of the trained-models stage: each claim id on small synthetic tables built to pass, to be
+contradicted and to lack the evidence that decides it (``pytest -k <claim id>``), then on the rows
+config/ci.yaml's jobs produce.
 
-Jobs run through the functions their workflow scripts call (``expressivity.experiments.
-trained_models``) on the cases of ``tests/cases.py``; rows pass through a CSV as in the workflow.
+Synthetic cells go through ``cell_rows`` (the jobs' own summary: existence, reliability, mean) and
+through a CSV as in the workflow; jobs run through the functions their workflow scripts call
+(``expressivity.experiments.trained_models``) on the cases of ``tests/cases.py``.
 """
 
 import math
@@ -16,9 +18,11 @@ from expressivity.experiments.trained_models.encoders import copy_rows, mixers_r
 from expressivity.experiments.trained_models.memorization import ARMS, heads_rows, memorization_rows
 from expressivity.experiments.trained_models.runs import cell_rows, protocol
 from expressivity.io import read_table, write_table
+from expressivity.training_protocol import QUANTIFIERS
 
 CLAIMS = {c.id.removeprefix("trained_models."): c for c in stage_claims("trained_models")}
-PROTO = protocol(target=0.99, budget=1000, every=10, window=200, min_gain=0.002)
+PROTO = protocol(target=0.99, budget=1000, every=10, window=200, min_gain=0.002, lr_decay=10)
+RUN = {"precision": "float32", "device": "cpu", "cpu_kernels": "AVX2"}
 
 
 @pytest.fixture(scope="module")
@@ -32,34 +36,202 @@ def table(tmp_path_factory):
     return through_csv
 
 
+def runs_of(outcomes, accuracy=None, lr=0.01):
+    """Run records of one cell, one per outcome (a plateau after its decay)."""
+    acc = accuracy or [1.0 if o == "reached" else 0.6 for o in outcomes]
+    return [{"lr": lr, "seed_index": i, "outcome": o, "accuracy": a,
+             "steps_to_target": 100 if o == "reached" else None,
+             "stopped_at": 100 if o == "reached" else 1000,
+             "lr_decayed": o != "reached", "decayed_at": None if o == "reached" else 600}
+            for i, (o, a) in enumerate(zip(outcomes, acc, strict=True))]
+
+
+def memorization_table(table, arms):
+    """``{arm: (outcomes, accuracies)}``; the blind ceiling is 0.8, the token ceiling 0.7."""
+    rows = []
+    for arm, (outcomes, acc) in arms.items():
+        rows += cell_rows(runs_of(outcomes, acc), PROTO, arm=arm, N=8, n=4, d=16, pairs=4,
+                          conflicts=4, width=64, blind_ceiling=0.8, token_ceiling=0.7, **RUN)
+    return {"memorization_runs": table("memorization_synthetic", rows)}
+
+
+def heads_table(table, single):
+    rows = []
+    for (h, s), outcomes in (((1, 1), single), ((2, 1), ["reached"] * 5)):
+        rows += cell_rows(runs_of(outcomes), PROTO, heads=h, head_size=s, N=16, pairs=8, width=64,
+                          **RUN)
+    return {"heads_rank": table("heads_synthetic", rows)}
+
+
+def width_table(table, widths_by_n, decided=True):
+    rows = []
+    for N, best in widths_by_n.items():  # noqa: N806
+        rows += cell_rows(runs_of(["reached", "plateau", "reached"]), PROTO, N=N, n=4, width=best,
+                          minimal_width=best, minimal_width_decided=decided, widest_in_grid=1024,
+                          construction_ffn_width=4 * N, **RUN)
+    return {"width_vs_N": table("width_synthetic", rows)}
+
+
+def copy_table(table, cells_by_pattern):
+    """``{pattern: (outcomes, accuracies)}`` at depth 4."""
+    rows = [row for pattern, (outcomes, acc) in cells_by_pattern.items()
+            for row in cell_rows(runs_of(outcomes, acc), PROTO, pattern=pattern, depth=4, n=16,
+                                 vocab=8, chance=0.125, **RUN)]
+    return {"copy_accuracy": table("copy_synthetic", rows)}
+
+
+def mixers_table(table, att, alone, alone_outcome="plateau"):
+    rows = []
+    for alt, k, acc, outcome in (("attention", 2, att, "plateau"), ("conv", 0, alone,
+                                                                      alone_outcome)):
+        rows += cell_rows(runs_of([outcome] * len(acc), acc), PROTO, alternative=alt,
+                          attention_layers=k, depth=2, layers=alt, majority=0.3, **RUN)
+    return {"mixers": table("mixers_synthetic", rows)}
+
+
+REACH5, PLATEAU5 = ["reached"] * 5, ["plateau"] * 5
+ONE_OF_FIVE = ["plateau"] * 4 + ["reached"]
+GOOD_CONTROLS = {"uniform": (PLATEAU5, [0.8] * 5), "hardmax": (PLATEAU5, [0.75] * 5),
+                 "no_attention": (PLATEAU5, [0.7] * 5)}
+
+
+def memorization_case(softmax, fixed=(REACH5, None), **controls):
+    return lambda table: memorization_table(table, {"softmax": softmax, "fixed": fixed,
+                                                    **{**GOOD_CONTROLS, **controls}})
+
+
+def copy_case(**patterns):
+    base = {"dense": (REACH5, [0.995] * 5), "strided": (REACH5, [0.995] * 5),
+            "fixed": (REACH5, [0.995] * 5), "star": (PLATEAU5, [0.5] * 5),
+            "random": (PLATEAU5, [0.4] * 5)}
+    return lambda table: copy_table(table, {**base, **patterns})
+
+
+LINEAR = {10: 4, 20: 9, 40: 16, 80: 30, 160: 62}
+#: claim -> (tables that pass, tables that contradict it, tables that cannot decide it)
+CASES = {
+    # existence: one seed of five suffices; none after the decay contradicts; a run at its budget
+    # with none reached decides nothing
+    "rank1_memorizes": (
+        memorization_case((ONE_OF_FIVE, None)),
+        memorization_case((PLATEAU5, [0.96] * 5)),
+        memorization_case((["plateau"] * 4 + ["budget"], [0.96] * 5))),
+    "fixed_projection_memorizes": (
+        memorization_case((REACH5, None), fixed=(ONE_OF_FIVE, None)),
+        memorization_case((REACH5, None), fixed=(PLATEAU5, [0.9] * 5)),
+        memorization_case((REACH5, None), fixed=(["budget"] * 5, [0.9] * 5))),
+    "softmax_beats_blind_ceiling": (
+        memorization_case((PLATEAU5, [0.75, 0.8, 0.78, 0.8, 0.85])),
+        memorization_case((PLATEAU5, [0.8] * 5)),
+        memorization_case((["budget"] * 5, [0.8] * 5))),
+    # cannot: above the exact ceiling is a contradiction; a run at its budget leaves it open
+    "uniform_capped": (
+        memorization_case((REACH5, None)),
+        memorization_case((REACH5, None), uniform=(PLATEAU5, [0.8, 0.8, 0.85, 0.8, 0.8])),
+        memorization_case((REACH5, None), uniform=(["budget"] + ["plateau"] * 4, [0.8] * 5))),
+    "hardmax_capped": (
+        memorization_case((REACH5, None)),
+        memorization_case((REACH5, None), hardmax=(PLATEAU5, [0.9] * 5)),
+        memorization_case((REACH5, None), hardmax=(["budget"] * 5, [0.7] * 5))),
+    "no_attention_bounded": (
+        memorization_case((REACH5, None)),
+        memorization_case((REACH5, None), no_attention=(PLATEAU5, [0.75] * 5)),
+        memorization_case((REACH5, None), no_attention=(["budget"] * 5, [0.7] * 5))),
+    "heads_rank_capacity": (
+        lambda table: heads_table(table, ONE_OF_FIVE),
+        lambda table: heads_table(table, PLATEAU5),
+        lambda table: heads_table(table, ["budget"] + ["plateau"] * 4)),
+    "width_below_construction": (
+        lambda table: width_table(table, LINEAR),
+        lambda table: width_table(table, {**LINEAR, 160: 1024}),
+        lambda table: width_table(table, LINEAR, decided=False)),
+    # five N: a slope near 1 passes, a slope near 2 fails; four N, or an undecided N, decide nothing
+    "width_growth": (
+        lambda table: width_table(table, LINEAR),
+        lambda table: width_table(table, {10: 2, 20: 8, 40: 32, 80: 128, 160: 512}),
+        lambda table: width_table(table, {10: 4, 20: 9, 40: 16, 80: 30})),
+    # mean: one seed below the target may leave the mean above it; a seed at its budget leaves it
+    # open
+    "copy_dense": (
+        copy_case(dense=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.98])),
+        copy_case(dense=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.8])),
+        copy_case(dense=(["reached"] * 4 + ["budget"], [0.995] * 4 + [0.8]))),
+    "copy_strided_fixed": (
+        copy_case(),
+        copy_case(fixed=(["reached"] * 3 + ["plateau"] * 2, [0.995] * 3 + [0.79, 0.9])),
+        copy_case(fixed=(["reached"] * 4 + ["budget"], [0.995] * 4 + [0.9]))),
+    "copy_star_random_fail": (
+        copy_case(star=(["reached"] + ["plateau"] * 4, [0.995, 0.96, 0.43, 0.5, 0.9])),
+        copy_case(random=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.99])),
+        copy_case(random=(["budget"] + ["plateau"] * 4, [0.5] * 5))),
+    "attention_beats_alternatives": (
+        lambda table: mixers_table(table, [0.9, 0.91, 0.92], [0.5, 0.52, 0.51]),
+        lambda table: mixers_table(table, [0.9, 0.6, 0.95], [0.5, 0.9, 0.7]),
+        lambda table: mixers_table(table, [0.9, 0.91, 0.92], [0.5, 0.52, 0.51], "budget")),
+}
+
+
+def judged(claim, tables):
+    row = CLAIMS[claim].judge(tables)
+    return row["status"], row
+
+
+def test_every_claim_has_its_three_cases_and_names_its_quantifier():
+    assert set(CASES) == set(CLAIMS)
+    assert all(c.quantifier in QUANTIFIERS for c in CLAIMS.values())
+
+
+@pytest.mark.parametrize("claim", sorted(CASES))
+def test_claim_passes_on_evidence_that_supports_it(table, claim):
+    status, row = judged(claim, CASES[claim][0](table))
+    assert status == "pass", row["note"]
+    assert row["quantifier"] == CLAIMS[claim].quantifier
+
+
+@pytest.mark.parametrize("claim", sorted(CASES))
+def test_claim_fails_on_evidence_that_contradicts_it(table, claim):
+    status, row = judged(claim, CASES[claim][1](table))
+    assert status == "fail", row["note"]
+
+
+@pytest.mark.parametrize("claim", sorted(CASES))
+def test_claim_is_not_evaluated_without_deciding_evidence(table, claim):
+    status, row = judged(claim, CASES[claim][2](table))
+    assert status == "not evaluated" and math.isnan(row["measured"]), row["note"]
+
+
+def test_the_note_reports_reliability_with_its_interval(table):
+    """Existence decides; the reliability (1 of 5 seeds, Wilson interval 0.04-0.62) is reported."""
+    _, row = judged("rank1_memorizes", CASES["rank1_memorizes"][0](table))
+    assert "1/5 seeds (95 % interval 0.04-0.62)" in row["note"]
+
+
+# ---- the rows of config/ci.yaml's jobs -----------------------------------------------------
+
+
 @pytest.fixture(scope="module")
 def memorization(table):
     runs = [row for arm in ARMS for row in memorization_rows(arm=arm, **TM_MEMORIZATION)[1]]
     return {"memorization_runs": table("memorization_runs", runs)}
 
 
-def verdict(claim, tables):
-    row = CLAIMS[claim].judge(tables)
-    return row["status"], row["note"]
-
-
 @pytest.mark.parametrize("claim", ["softmax_beats_blind_ceiling", "uniform_capped",
                                    "hardmax_capped", "no_attention_bounded"])
-def test_memorization_claims(memorization, claim):
-    status, note = verdict(claim, memorization)
-    assert status == "pass", note
+def test_memorization_bounds_hold_on_the_ci_run(memorization, claim):
+    """The ceilings are exact: no control arm exceeds them, whatever training did (a run at its
+    budget leaves a 'cannot' check open, never failed)."""
+    status, row = judged(claim, memorization)
+    assert status in ("pass", "not evaluated"), row["note"]
 
 
 @pytest.mark.parametrize("claim,arm", [("rank1_memorizes", "softmax"),
                                        ("fixed_projection_memorizes", "fixed")])
-def test_memorization_verdicts_follow_the_protocol(memorization, claim, arm):
-    """Whether every seed memorizes at this small scale is what the run shows (seed-dependent
-    at ci.yaml's two seeds); the claim must read the protocol's verdict, whatever it is."""
+def test_memorization_claims_read_the_cell_existence(memorization, claim, arm):
     runs = memorization["memorization_runs"]
     cell = runs[runs["arm"] == arm].iloc[0]
-    status, _ = verdict(claim, memorization)
-    expected = {"reaches the target": "pass", "not evaluated": "not evaluated"}
-    assert status == expected.get(cell["cell_verdict"], "fail")
+    status, _ = judged(claim, memorization)
+    expected = {"yes": "pass", "no": "fail"}.get(cell["cell_existence"], "not evaluated")
+    assert status == expected
     reached = runs[(runs["arm"] == arm) & (runs["outcome"] == "reached")]
     assert (reached["accuracy"] == 1.0).all()
 
@@ -69,142 +241,33 @@ def test_controls_sit_below_the_blind_ceiling(memorization):
     ceiling = df["blind_ceiling"].iloc[0]
     assert ceiling < 1
     assert df[df["arm"].isin(["uniform", "hardmax"])]["accuracy"].max() <= ceiling
-    assert df[df["arm"] == "softmax"]["accuracy"].min() > ceiling
-
-
-def test_claim_fails_on_one_error_and_is_undecided_at_the_budget(memorization):
-    runs = memorization["memorization_runs"].copy()
-    soft = runs["arm"] == "softmax"
-    runs.loc[soft, "cell_verdict"] = "plateaus below it"
-    assert verdict("rank1_memorizes", {"memorization_runs": runs})[0] == "fail"
-    runs.loc[soft, "cell_verdict"] = "not evaluated"
-    assert verdict("rank1_memorizes", {"memorization_runs": runs})[0] == "not evaluated"
-    runs.loc[runs["arm"] == "uniform", "accuracy"] = 1.0
-    assert verdict("uniform_capped", {"memorization_runs": runs})[0] == "fail"
+    assert df[df["arm"] == "softmax"]["accuracy"].max() > ceiling
 
 
 def test_heads_claim_on_the_ci_run(table):
-    """ci.yaml's budget is too short to decide it (no run may stop on a plateau there), but the
-    rows carry what the claim reads."""
     rows = [row for h, s in TM_HEADS for row in heads_rows(heads=h, size=s, **TM_HEADS_RUN)]
-    row = CLAIMS["heads_rank_capacity"].judge({"heads_rank": table("heads_rank", rows)})
-    assert row["status"] in ("pass", "fail", "not evaluated") and "h=1 s=1" in row["note"]
+    status, row = judged("heads_rank_capacity", {"heads_rank": table("heads_rank", rows)})
+    assert "h=1 s=1" in row["note"] and "95 % interval" in row["note"]
 
 
-def test_heads_claim_needs_the_single_head_to_fail_and_a_larger_one_to_reach(table):
-    def heads(single, larger):
-        rows = []
-        for (h, s), outcomes in (((1, 1), single), ((2, 1), larger)):
-            rows += cell_rows(runs_of(outcomes), PROTO, heads=h, head_size=s, N=16, width=64,
-                              precision="float32")
-        return {"heads_rank": table("heads_synthetic", rows)}
-
-    assert verdict("heads_rank_capacity", heads(["plateau"] * 2, ["reached"] * 2))[0] == "pass"
-    assert verdict("heads_rank_capacity", heads(["reached", "plateau"], ["reached"] * 2))[0] == \
-        "pass"
-    assert verdict("heads_rank_capacity", heads(["reached"] * 2, ["reached"] * 2))[0] == "fail"
-    assert verdict("heads_rank_capacity", heads(["budget"] * 2, ["reached"] * 2))[0] == \
-        "not evaluated"
-
-
-def test_dense_copies(table):
+def test_dense_copies_on_the_ci_run(table):
     rows = copy_rows(pattern="dense", depth=2, **TM_COPY)
-    status, note = verdict("copy_dense", {"copy_accuracy": table("copy_accuracy", rows)})
-    assert status == "pass", note
+    status, row = judged("copy_dense", {"copy_accuracy": table("copy_accuracy", rows)})
+    assert status == "pass", row["note"]
 
 
 def test_window_cannot_copy_beyond_its_reach():
     """Built to fail: one window layer (half-width 1) cannot see n/2 = 4 positions back, so the
-    output is independent of the copied token: every seed stays near chance 1/4 and plateaus."""
+    output is independent of the copied token: every seed stays near chance 1/4 and plateaus,
+    after its learning-rate decay."""
     rows = copy_rows(pattern="window", depth=1, **{**TM_COPY, "budget": 400})
-    assert all(r["accuracy"] < 0.6 for r in rows)
-    assert rows[0]["cell_verdict"] == "plateaus below it"
-
-
-def runs_of(outcomes, accuracy=None, lr=0.01):
-    """Run records of one cell: one per outcome."""
-    acc = accuracy or [0.995 if o == "reached" else 0.6 for o in outcomes]
-    return [{"lr": lr, "seed_index": i, "outcome": o, "accuracy": a,
-             "steps_to_target": 100 if o == "reached" else None,
-             "stopped_at": 100 if o == "reached" else 1000}
-            for i, (o, a) in enumerate(zip(outcomes, acc, strict=True))]
-
-
-def copy_table(table, outcomes_by_pattern):
-    rows = [row for pattern, outcomes in outcomes_by_pattern.items()
-            for row in cell_rows(runs_of(outcomes), PROTO, pattern=pattern, depth=4, n=16,
-                                 vocab=8, chance=0.125, precision="float32")]
-    return {"copy_accuracy": table("copy_synthetic", rows)}
-
-
-def test_both_copying_claims_follow_one_rule(table):
-    ok = copy_table(table, {"dense": ["reached"] * 3, "strided": ["reached"] * 3,
-                            "fixed": ["reached"] * 3, "star": ["plateau"] * 3,
-                            "random": ["plateau"] * 3})
-    for claim in ("copy_dense", "copy_strided_fixed", "copy_star_random_fail"):
-        assert verdict(claim, ok)[0] == "pass"
-    # a pattern still rising at the budget decides neither claim
-    rising = copy_table(table, {"strided": ["reached"] * 3, "fixed": ["reached", "budget", "reached"],
-                                "star": ["plateau", "budget", "plateau"], "random": ["plateau"] * 3})
-    assert verdict("copy_strided_fixed", rising)[0] == "not evaluated"
-    assert verdict("copy_star_random_fail", rising)[0] == "not evaluated"
-    # a seed that copies where the others plateau fails both readings
-    split = copy_table(table, {"strided": ["reached"] * 3, "fixed": ["reached", "plateau"],
-                               "star": ["plateau", "reached"], "random": ["plateau"] * 3})
-    assert verdict("copy_strided_fixed", split)[0] == "fail"
-    assert verdict("copy_star_random_fail", split)[0] == "fail"
-
-
-def width_table(table, widths_by_n, decided=True):
-    rows = []
-    for N, best in widths_by_n.items():  # noqa: N806
-        rows += cell_rows(runs_of(["reached"] * 3, [1.0] * 3), PROTO, N=N, n=4, width=best,
-                          minimal_width=best, minimal_width_decided=decided,
-                          widest_in_grid=128, construction_ffn_width=4 * N, precision="float32")
-    return {"width_vs_N": table("width_synthetic", rows)}
-
-
-def test_width_claims(table):
-    linear = width_table(table, {20: 4, 40: 9, 80: 16, 160: 30})
-    assert verdict("width_below_construction", linear)[0] == "pass"
-    assert verdict("width_growth", linear)[0] == "pass"
-    square = width_table(table, {20: 2, 40: 8, 80: 32, 160: 128})
-    assert verdict("width_growth", square)[0] == "fail"
-    assert verdict("width_below_construction", square)[0] == "pass"
-    wide = width_table(table, {20: 4, 40: 8, 80: 16, 160: 1024})
-    assert verdict("width_below_construction", wide)[0] == "fail"
-    noisy = width_table(table, {10: 8, 20: 8, 40: 45, 80: 362})  # slope 1.9, interval -0.2 to 4.0
-    assert verdict("width_growth", noisy)[0] == "not evaluated"
-    unknown = width_table(table, {20: 4, 40: 8, 80: 16}, decided=False)
-    assert verdict("width_below_construction", unknown)[0] == "not evaluated"
-    assert verdict("width_growth", unknown)[0] == "not evaluated"
-
-
-def test_mixers_claim_needs_a_difference_beyond_the_spread(table):
-    def mixers(att, conv, conv_outcome="plateau", att_outcome="plateau"):
-        rows = []
-        for alt, k, acc, outcome in (("attention", 2, att, att_outcome),
-                                     ("conv", 0, conv, conv_outcome)):
-            rows += cell_rows(runs_of([outcome] * 3, acc), PROTO, alternative=alt,
-                              attention_layers=k, depth=2, layers=alt, majority=0.3,
-                              precision="float32")
-        return {"mixers": table("mixers_synthetic", rows)}
-
-    assert verdict("attention_beats_alternatives",
-                   mixers([0.9, 0.91, 0.92], [0.5, 0.52, 0.51]))[0] == "pass"
-    assert verdict("attention_beats_alternatives",
-                   mixers([0.9, 0.6, 0.95], [0.5, 0.9, 0.7]))[0] == "fail"
-    # both learn the task: attention's higher accuracy at its early stop ranks nothing
-    tie = mixers([0.999, 0.998, 0.999], [0.991, 0.992, 0.991], "reached", "reached")
-    assert verdict("attention_beats_alternatives", tie)[0] == "fail"
-    learns = mixers([0.999, 0.998, 0.999], [0.5, 0.52, 0.51], conv_outcome="plateau",
-                    att_outcome="reached")
-    assert verdict("attention_beats_alternatives", learns)[0] == "pass"
+    assert all(r["accuracy"] < 0.6 and r["outcome"] == "plateau" and r["lr_decayed"]
+               for r in rows)
+    assert rows[0]["cell_existence"] == "no" and rows[0]["cell_reliability"] == 0
 
 
 def test_mixers_run_on_the_ci_case(table):
     rows = (mixers_rows(alternative="conv", k=0, **TM_MIXERS)
             + mixers_rows(alternative="attention", k=TM_MIXERS["depth"], **TM_MIXERS))
-    row = CLAIMS["attention_beats_alternatives"].judge({"mixers": table("mixers", rows)})
-    assert row["status"] in ("pass", "fail", "not evaluated") and row["note"]
-    assert math.isnan(row["measured"]) == (row["status"] == "not evaluated")
+    _, row = judged("attention_beats_alternatives", {"mixers": table("mixers", rows)})
+    assert row["note"] and math.isnan(row["measured"]) == (row["status"] == "not evaluated")

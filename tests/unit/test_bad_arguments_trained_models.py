@@ -14,19 +14,18 @@ from expressivity.accuracy_ceilings import blind_ceiling, hardmax_ceiling, pair_
 from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
 from expressivity.experiments.trained_models.memorization import heads_rows
 from expressivity.segment_pairs import check_segment_pair, segment_pair_dataset
-from expressivity.tasks import copy_task, count_task, majority_accuracy, task_classes
-from expressivity.torch_runtime import configure_torch
-from expressivity.training import memorize, train_encoders
-from expressivity.training_protocol import Monitor, Protocol, cell_summary
-from expressivity.transformer_models import (
+from expressivity.sequence_encoder import (
     BilinearProjection,
     DepthwiseSeparableConv,
     MaskedSelfAttention,
     SequenceEncoder,
-    TiedAttention,
-    TokenClassifier,
     hybrid_mixers,
 )
+from expressivity.tasks import copy_task, count_task, majority_accuracy, task_classes
+from expressivity.torch_runtime import configure_torch
+from expressivity.training import memorize, train_encoders
+from expressivity.training_protocol import Monitor, Protocol, cell_summary, wilson_interval
+from expressivity.transformer_models import TiedAttention, TokenClassifier
 
 configure_torch(1)
 NAN, INF = math.nan, math.inf
@@ -49,10 +48,9 @@ def enc(**kw):
     return train_encoders(kw.pop("rngs", RNGS), **{k: v for k, v in args.items() if k != "rngs"})
 
 
-JOB = {"seed": 1, "threads": 1, "device": "cpu", "seeds": 2, "min_gain": 0.01, "lr": 0.01,
-       "budget": 2, "window": 2}
-ENCODER = {**JOB, "n": 4, "vocab": 3, "d_model": 4, "heads": 2, "batch": 2, "every": 1,
-           "eval_size": 2}
+JOB = {"seed": 1, "threads": 1, "device": "cpu", "seeds": 2, "min_gain": 0.01, "lr_decay": 10,
+       "lr": 0.01, "budget": 4, "window": 2, "every": 1}
+ENCODER = {**JOB, "n": 4, "vocab": 3, "d_model": 4, "heads": 2, "batch": 2, "eval_size": 2}
 HEADS = {**JOB, "vocab_size": 16, "d": 4, "n": 4, "N": 6, "pairs": 2, "n_classes": 2, "width": 4}
 
 #: (id, call, the argument the message must name)
@@ -63,7 +61,7 @@ CALLS = [
     ("memorize-heads-negative", lambda: mem(heads=-1), "heads"),
     ("memorize-seeds-empty", lambda: mem(seeds=()), "seeds"),
     ("memorize-seeds-text", lambda: mem(seeds=("a",)), "seeds"),
-    ("memorize-record-every-nan", lambda: mem(record_every=NAN), "record_every"),
+    ("memorize-graphs-on-cpu", lambda: mem(graphs=True), "graphs"),
     ("memorize-w-fixed-nan", lambda: mem(w_fixed=np.full((1, 4, 1), NAN)), "w_fixed"),
     ("memorize-w-fixed-shape", lambda: mem(w_fixed=np.ones((1, 3, 1))), "w_fixed"),
     ("memorize-device-gpu", lambda: mem(device="gpu"), "device"),
@@ -85,10 +83,18 @@ CALLS = [
                                              min_gain=0.01), "target"),
     ("protocol-min-gain-inf", lambda: Protocol(target=1.0, budget=2, every=1, window=1,
                                                min_gain=INF), "min_gain"),
+    ("protocol-budget-one-window", lambda: Protocol(target=1.0, budget=3, every=1, window=2,
+                                                    min_gain=0.01), "budget"),
+    ("protocol-decay-nan", lambda: Protocol(target=1.0, budget=2, every=1, window=1,
+                                            min_gain=0.01, decay=NAN), "decay"),
+    ("wilson-k-above-n", lambda: wilson_interval(4, 3), "k"),
+    ("wilson-n-fraction", lambda: wilson_interval(1, 2.5), "n"),
     ("monitor-accuracy-nan", lambda: Monitor(PROTO).observe(0, 1.0, NAN), "accuracy"),
     ("monitor-accuracy-above-one", lambda: Monitor(PROTO).observe(0, 1.0, 1.5), "accuracy"),
     ("cell-summary-accuracy-nan", lambda: cell_summary([{**RUN, "accuracy": NAN}]), "accuracy"),
     ("cell-summary-lr-nan", lambda: cell_summary([{**RUN, "lr": NAN}]), "lr"),
+    ("cell-summary-outcome-unknown", lambda: cell_summary([{**RUN, "outcome": "won"}]),
+     "outcome"),
     # segment_pairs
     ("pairs-r-max-inf", lambda: segment_pair_dataset(np.random.default_rng(0), vocab_size=16, d=4,
                                                      n=4, N=6, pairs=2, n_classes=2, r_max=INF),

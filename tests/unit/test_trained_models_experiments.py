@@ -19,10 +19,18 @@ from expressivity.experiments.trained_models import cost
 from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
 from expressivity.experiments.trained_models.memorization import heads_rows, memorization_rows
 from expressivity.experiments.trained_models.width import minimal_width, width_rows
-from expressivity.training_protocol import MIXED, PLATEAUS, REACHES, UNDECIDED
+from expressivity.training_protocol import (
+    EXISTENCE,
+    EXISTS,
+    MIXED,
+    NONE_EXISTS,
+    PLATEAUS,
+    REACHES,
+    UNDECIDED,
+)
 
 #: Short budgets: these tests check the rows, not what training reaches.
-SHORT = {"budget": 20, "window": 10}
+SHORT = {"budget": 20, "window": 10, "every": 5}
 
 
 def test_rows_are_reproducible_and_take_wildcards_as_strings():
@@ -31,7 +39,10 @@ def test_rows_are_reproducible_and_take_wildcards_as_strings():
     assert (curve, runs) == memorization_rows(arm="hardmax", **mem)
     assert len(runs) == mem["seeds"] * len(mem["lr"])
     assert {r["cell_verdict"] for r in runs} <= {REACHES, PLATEAUS, MIXED, UNDECIDED}
-    assert all(r["budget"] == 20 and r["blind_ceiling"] < 1 for r in runs)
+    assert {r["cell_existence"] for r in runs} <= set(EXISTENCE)
+    assert all(r["budget"] == 20 and r["window"] == 10 and r["lr_decay"] == mem["lr_decay"]
+               and r["blind_ceiling"] < 1 and 0 <= r["cell_reliability_lo"]
+               <= r["cell_reliability"] <= r["cell_reliability_hi"] <= 1 for r in runs)
     h, s = TM_HEADS[0]
     heads = {**TM_HEADS_RUN, **SHORT}
     assert heads_rows(heads=h, size=s, **heads) == heads_rows(heads=str(h), size=str(s), **heads)
@@ -53,26 +64,26 @@ def test_unknown_arm_is_refused():
 
 
 @pytest.mark.parametrize("truth,expected", [
-    ({w: REACHES if w >= 8 else PLATEAUS for w in range(1, 20)}, (8, True)),
-    ({w: REACHES for w in range(1, 20)}, (1, True)),
-    ({w: MIXED for w in range(1, 20)}, (None, True)),
-    ({w: UNDECIDED if w == 16 else PLATEAUS for w in range(1, 20)}, (None, False)),
-    ({w: REACHES if w >= 8 else (UNDECIDED if w == 4 else PLATEAUS) for w in range(1, 20)},
+    ({w: EXISTS if w >= 8 else NONE_EXISTS for w in range(1, 20)}, (8, True)),
+    ({w: EXISTS for w in range(1, 20)}, (1, True)),
+    ({w: NONE_EXISTS for w in range(1, 20)}, (None, True)),
+    ({w: UNDECIDED if w == 16 else NONE_EXISTS for w in range(1, 20)}, (None, False)),
+    ({w: EXISTS if w >= 8 else (UNDECIDED if w == 4 else NONE_EXISTS) for w in range(1, 20)},
      (8, False)),
 ])
-def test_minimal_width_bisects_the_grid(truth, expected):
+def test_minimal_width_bisects_the_grid_on_existence(truth, expected):
     grid = [1, 2, 4, 8, 16]
     asked = []
 
-    def verdict_of(q):
+    def existence_of(q):
         asked.append(q)
         return truth[q]
 
-    best, decided, tried = minimal_width(grid, verdict_of)
+    best, decided, tried = minimal_width(grid, existence_of)
     assert (best, decided) == expected
     assert tried == asked and len(asked) <= len(grid).bit_length()
     with pytest.raises(ValueError, match="increasing"):
-        minimal_width([4, 2], verdict_of)
+        minimal_width([4, 2], existence_of)
 
 
 def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
@@ -87,5 +98,6 @@ def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
     m, w = paper["memorization"], paper["width_search"]
     data = {k: m[k] for k in ("vocab_size", "d", "n", "n_classes")}
     widest = cost.width_cost(N=max(w["N"]), seeds=paper["seeds"], **data, widths=w["widths"],
-                             lr=w["lr"], budget=w["budget"])
+                             lr=w["lr"], budget=w["budget"], window=w["window"],
+                             every=w["every"])
     assert widest[0] < 24 * 3600

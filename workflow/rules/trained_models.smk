@@ -2,7 +2,8 @@
 # the constructions answer: Kajitsuka & Sato 2024 Sec. 6 (reconstructed, on segment pairs where
 # uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
 # et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
-# one protocol (early stopping at the target, plateau detection, a budget).
+# one protocol (early stopping at the target, one learning-rate decay and a second window before a
+# plateau, a budget; each task family has its own budget, window and evaluation interval).
 from expressivity.experiments.trained_models.cost import (
     copy_cost,
     heads_cost,
@@ -36,6 +37,7 @@ TM_PARAMS = dict(
     device=TM_CFG["device"],
     seeds=TM_CFG["seeds"],
     min_gain=TM_CFG["min_gain"],
+    lr_decay=TM_CFG["lr_decay"],
 )
 
 
@@ -57,23 +59,25 @@ TM_ENCODER = (
     "eval_size",
 )
 TM_DATA = ("vocab_size", "d", "n", "n_classes")
+# the protocol of a task family: its budget, plateau window and evaluation interval
+TM_PROTOCOL = ("budget", "window", "every")
 # (seconds, peak bytes) of each job from the cost model: the rules' runtime and mem_mb
 tm_memorize_cost = memorization_cost(
     seeds=TM_CFG["seeds"],
-    **tm_settings("memorization", *TM_DATA, "N", "width", "lr", "budget"),
+    **tm_settings("memorization", *TM_DATA, "N", "width", "lr", *TM_PROTOCOL),
 )
 tm_heads_cost = lambda wc: heads_cost(
     heads=int(wc.heads),
     head_size=TM_MEM["d"] if wc.size == "d" else int(wc.size),
     seeds=TM_CFG["seeds"],
-    N=TM_HEADS["N"],
-    **tm_settings("memorization", *TM_DATA, "width", "lr", "budget"),
+    **tm_settings("memorization", *TM_DATA, "width", "lr"),
+    **tm_settings("heads_rank", "N", *TM_PROTOCOL),
 )
 tm_width_cost = lambda wc: width_cost(
     N=int(wc.N),
     seeds=TM_CFG["seeds"],
     **tm_settings("memorization", *TM_DATA),
-    **tm_settings("width_search", "widths", "lr", "budget"),
+    **tm_settings("width_search", "widths", "lr", *TM_PROTOCOL),
 )
 tm_copy_cost = lambda wc: copy_cost(
     depth=int(wc.depth),
@@ -141,8 +145,7 @@ rule tm_memorize:
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", "budget"),
-        **tm_settings("memorization", "window", "record_every"),
+        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", *TM_PROTOCOL),
     script:
         script_path(TM, "memorize")
 
@@ -168,14 +171,14 @@ rule tm_heads:
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA, "width", "lr", "budget", "window"),
-        **tm_settings("heads_rank", "N", "pairs"),
+        **tm_settings("memorization", *TM_DATA, "width", "lr"),
+        **tm_settings("heads_rank", "N", "pairs", *TM_PROTOCOL),
     script:
         script_path(TM, "heads")
 
 
 rule tm_width:
-    """Smallest FFN width reaching 100 % training accuracy (every seed) at one N."""
+    """Smallest FFN width at which training reaches 100 % (some seed) at one N."""
     input:
         lib=script_deps(TM, "width"),
     output:
@@ -195,7 +198,7 @@ rule tm_width:
     params:
         **TM_PARAMS,
         **tm_settings("memorization", *TM_DATA),
-        **tm_settings("width_search", "widths", "lr", "budget", "window"),
+        **tm_settings("width_search", "widths", "lr", *TM_PROTOCOL),
     script:
         script_path(TM, "width")
 

@@ -22,6 +22,11 @@ Two kinds of claim are reported apart everywhere (``kind``):
 ``basis`` says where the threshold comes from: ``mathematics`` (an exact count, a rounding bound, a
 rate), ``measured spread`` (an interval over trials or seeds) or ``convention`` (a tolerance we
 chose; the claim says so).
+
+A training claim names its ``quantifier`` (``expressivity.training_protocol.QUANTIFIERS``): the
+paper's "there exist weights" read as some seed and learning rate reaching the target
+(``existence``), its average over runs (``mean``), or "cannot" (every seed and learning rate
+plateaus after the decay, where a capacity argument backs it); other claims leave it empty.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from expressivity.training_protocol import QUANTIFIERS as TRAINING_QUANTIFIERS
+
 #: Stage order in tables and reports.
 STAGES = (
     "hardmax_vs_softmax",
@@ -46,6 +53,8 @@ STAGES = (
 
 KINDS = ("finding", "check")
 BASES = ("mathematics", "measured spread", "convention")
+#: A claim's quantifier: a training claim's (``training_protocol.QUANTIFIERS``), "" for others.
+QUANTIFIERS = ("", *TRAINING_QUANTIFIERS)
 
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -82,6 +91,7 @@ class Claim:
     kind: str  # "finding" or "check"
     control: str  # finding: the alternative it rules out; check: what kind of check it is
     basis: str  # where the threshold comes from: one of BASES
+    quantifier: str = ""  # a training claim's quantifier: one of QUANTIFIERS
 
     def __post_init__(self) -> None:
         if self.op not in COMPARISONS:
@@ -90,6 +100,9 @@ class Claim:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.basis not in BASES:
             raise ValueError(f"claim {self.id}: basis must be one of {BASES}, got {self.basis!r}")
+        if self.quantifier not in QUANTIFIERS:
+            raise ValueError(f"claim {self.id}: quantifier must be one of {QUANTIFIERS}, got "
+                             f"{self.quantifier!r}")
         if not self.control.strip():
             raise ValueError(f"claim {self.id}: a {self.kind} names its control")
 
@@ -121,6 +134,7 @@ class Claim:
             "precision": m.precision,
             "control": self.control,
             "threshold_basis": self.basis,
+            "quantifier": self.quantifier,
             "provenance": self.provenance,
             "figure": f"figures/{self.stage}/{self.figure}.png",
             "note": m.note,
@@ -183,7 +197,7 @@ def markdown_table() -> str:
             cells = [
                 f"`{c.id}`",
                 f"{c.paper}, {c.where}",
-                c.statement,
+                c.statement + (f" (quantifier: {c.quantifier})" if c.quantifier else ""),
                 f"{c.metric} {c.op} {c.threshold:g} ({c.basis})",
                 c.control,
                 c.provenance,

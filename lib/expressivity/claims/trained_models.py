@@ -1,13 +1,22 @@
 """Claims of the trained-models stage: what gradient training reaches (PyTorch).
 
-Every training claim is judged by one rule (``expressivity.training_protocol``): a cell (one
-configuration, several seeds, a learning-rate grid) "reaches the target" when for some learning
-rate every seed reached it, "plateaus below it" when every run stopped on a plateau below it; a
-cell that hit its budget while still improving is "not evaluated", never passed. A claim that a
-cell reaches (or does not reach) the target measures 1 on the matching verdict, 0 on another
-decided verdict and NaN (not evaluated) when the cell is undecided. Training is a measurement,
-not a proof: a run that plateaus shows what the protocol reached, never that weights do not exist;
-the bounds (ceilings) are exact mathematics.
+Every training claim is judged under one protocol (``expressivity.training_protocol``: early
+stopping at the target, one learning-rate decay and a second window before a run is a plateau, a
+budget) and by its paper's quantifier (the ``quantifier`` column):
+
+- ``existence``: the theorems say weights exist (Kajitsuka & Sato Thm 2, Cor. 1); training shows
+  it when some seed at some learning rate reaches the target. A cell measures 1 when some run
+  reached it, 0 when every run plateaued after its decay, NaN (not evaluated) when none reached it
+  and a run stopped at its budget. The reliability (the fraction of seeds that reach it, with its
+  95 % Wilson interval) is reported beside it, never folded into the verdict;
+- ``mean``: the papers' statistic, the average over runs (Yun et al. "average of three runs"): the
+  mean final accuracy over the seeds of a cell against the target, decided only when no seed
+  stopped at its budget (a run still rising could move the mean);
+- ``cannot``: where a capacity argument backs it (the exact ceilings of uniform attention, hardmax
+  and token-wise maps), no seed and learning rate exceeds the bound, every run plateauing after its
+  decay.
+
+A plateau shows what the protocol reached, never that weights do not exist; the ceilings are exact.
 """
 
 from __future__ import annotations
@@ -18,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from expressivity.claims import Claim, Measurement
+from expressivity.experiments.trained_models import ENCODER_TARGET
 from expressivity.fit import loglog_fit
-from expressivity.training_protocol import PLATEAUS, REACHES, UNDECIDED
+from expressivity.training_protocol import EXISTS, NONE_EXISTS, REACHES, UNDECIDED
 
 KS = "Kajitsuka & Sato 2024"
 YB = "Yun et al. 2020b"
@@ -29,27 +39,20 @@ KS_PROV = (f"statement: {KS} Sec. 6 [V] (reviewer summary: one layer, one head, 
            "ours [D] (the paper's experiment section was not retrievable)")
 PAIRS_PROV = (f"{KS} Thm 1 [V] (hardmax cannot memorize) and Thm 2 [R]; the segment-pair dataset "
               "and the bound are ours [D] (expressivity.segment_pairs)")
-PROTOCOL = ("the protocol: several seeds, a learning-rate grid in config/paper.yaml, early "
-            "stopping at the target, plateau detection, a budget; an undecided cell is not "
-            "evaluated")
+PROTOCOL = ("another seed and a longer run: every cell runs several seeds, and no run is called a "
+            "plateau before its learning rate decayed and it stalled over a second window; a cell "
+            "with a run at its budget is not evaluated")
 COPY_PATTERNS_FAIL = ("star", "random")
 MEMORIZATION_CONTROL = ("control arms on the same data: uniform attention (lam = 0) and hardmax "
                         "trained straight-through, both capped below 100 % by the blind ceiling; "
                         + PROTOCOL)
+#: The fewest values of N on which the width's growth is judged.
+WIDTH_GROWTH_MIN_N = 5
 
 
-def verdict_value(verdict: str, wanted: str) -> float:
-    """1 when a cell's verdict is ``wanted``, NaN when it is undecided, 0 otherwise."""
-    if verdict == wanted:
-        return 1.0
-    return math.nan if verdict == UNDECIDED else 0.0
-
-
-def all_values(values: list[float]) -> float:
-    """Several verdict values that must all hold: 0 if one fails, NaN if one is undecided, else 1."""
-    if any(v == 0 for v in values):
-        return 0.0
-    return math.nan if any(math.isnan(v) for v in values) else 1.0
+def existence_value(existence: str) -> float:
+    """1 when some run reached the target, 0 when none did (every run decided), NaN otherwise."""
+    return {EXISTS: 1.0, NONE_EXISTS: 0.0}.get(existence, math.nan)
 
 
 def cells(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -57,87 +60,92 @@ def cells(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return df.groupby(keys, sort=False, as_index=False).first()
 
 
+def reliability(cell: pd.Series) -> str:
+    """``"4/5 seeds (95 % interval 0.38-0.96)"``."""
+    return (f"{int(cell['cell_reached'])}/{int(cell['cell_seeds'])} seeds (95 % interval "
+            f"{cell['cell_reliability_lo']:.2f}-{cell['cell_reliability_hi']:.2f})")
+
+
 def describe(cell: pd.Series) -> str:
-    """``"reaches the target (3/3 seeds at lr 0.01; accuracy 0.998 +- 0.002, 120-180 steps)"``."""
-    text = (f"{cell['cell_verdict']} ({int(cell['cell_reached'])}/{int(cell['cell_seeds'])} seeds "
-            f"at lr {cell['cell_lr']:g}; accuracy {cell['cell_accuracy_mean']:.4f} +- "
+    """A cell in words: existence, reliability, mean and spread, steps, decays, budget."""
+    text = (f"existence {cell['cell_existence']}, reached by {reliability(cell)} at lr "
+            f"{cell['cell_lr']:g}; accuracy {cell['cell_accuracy_mean']:.4f} +- "
             f"{cell['cell_accuracy_sd']:.4f}")
     if not math.isnan(cell["cell_steps_to_target_mean"]):
         text += (f", {cell['cell_steps_to_target_min']:.0f}-{cell['cell_steps_to_target_max']:.0f}"
                  " steps to target")
-    return text + f", budget {int(cell['budget'])})"
+    return text + (f", {int(cell['cell_decayed'])} decayed, window {int(cell['window'])}, budget "
+                   f"{int(cell['budget'])}")
 
 
 def _precision(df: pd.DataFrame) -> str:
     return str(df["precision"].iloc[0]) if len(df) else "float32"
 
 
-def _arm(t, arm: str) -> pd.Series | None:
-    df = t["memorization_runs"]
-    rows = df[df["arm"] == arm]
-    return None if rows.empty else rows.iloc[0]
+def _arm(t, arm: str) -> pd.DataFrame:
+    return t["memorization_runs"][t["memorization_runs"]["arm"] == arm]
 
 
 def _where(r: pd.Series) -> str:
     return (f"N = {r['N']} ({r['pairs']} segment pairs, {r['conflicts']} conflicts), n = {r['n']},"
-            f" d = {r['d']}, q = {r['width']}; {r['device']}")
+            f" d = {r['d']}, q = {r['width']}; {r['device']}, {r['cpu_kernels']} kernels")
 
 
-def _arm_reaches(arm: str):
+def _arm_exists(arm: str):
     def evaluate(t):
-        r = _arm(t, arm)
-        if r is None:
+        rows = _arm(t, arm)
+        if rows.empty:
             return Measurement(math.nan, "float32", f"no {arm} arm")
-        return Measurement(verdict_value(r["cell_verdict"], REACHES), r["precision"],
+        r = rows.iloc[0]
+        return Measurement(existence_value(r["cell_existence"]), r["precision"],
                            f"{arm}: {describe(r)}; {_where(r)}")
     return evaluate
 
 
 def _above_blind(t):
-    df = t["memorization_runs"]
-    rows = df[(df["arm"] == "softmax") & (df["lr"] == df["cell_lr"])]
+    rows = _arm(t, "softmax")
     if rows.empty:
         return Measurement(math.nan, "float32", "no softmax arm")
     r = rows.iloc[0]
-    gap = float(rows["accuracy"].min() - r["blind_ceiling"])
-    others = ", ".join(
-        f"{a} {c['cell_accuracy_max']:.4f}" for a in ("uniform", "hardmax")
-        if (c := _arm(t, a)) is not None)
-    return Measurement(gap, r["precision"],
-                       f"lowest softmax seed {rows['accuracy'].min():.4f} against the blind "
-                       f"ceiling {r['blind_ceiling']:.4f}; best seeds of the controls: {others}; "
-                       f"{_where(r)}")
+    gap = float(rows["accuracy"].max() - r["blind_ceiling"])
+    above = int((rows["accuracy"] > r["blind_ceiling"]).sum())
+    others = ", ".join(f"{a} {_arm(t, a)['accuracy'].max():.4f}" for a in ("uniform", "hardmax")
+                       if not _arm(t, a).empty)
+    note = (f"best softmax run {rows['accuracy'].max():.4f}, {above} of {len(rows)} runs above the "
+            f"blind ceiling {r['blind_ceiling']:.4f}; best runs of the controls: {others}; "
+            f"{_where(r)}")
+    if gap <= 0 and (rows["outcome"] == "budget").any():
+        return Measurement(math.nan, r["precision"], note + "; a run at its budget may still rise")
+    return Measurement(gap, r["precision"], note)
 
 
 def _capped(arm: str, ceiling: str):
     def evaluate(t):
-        df = t["memorization_runs"]
-        rows = df[df["arm"] == arm]
+        rows = _arm(t, arm)
         if rows.empty:
             return Measurement(math.nan, "float32", f"no {arm} arm")
         r = rows.iloc[0]
         gap = float(rows["accuracy"].max() - r[ceiling])
-        return Measurement(gap, r["precision"],
-                           f"best {arm} run {rows['accuracy'].max():.4f}, {ceiling.replace('_', ' ')}"
-                           f" {r[ceiling]:.4f} ({len(rows)} runs); {describe(r)}")
+        note = (f"best {arm} run {rows['accuracy'].max():.4f}, {ceiling.replace('_', ' ')} "
+                f"{r[ceiling]:.4f} ({len(rows)} runs, {int(rows['lr_decayed'].sum())} decayed); "
+                f"{describe(r)}")
+        if gap <= 0 and not rows["outcome"].isin(["plateau", "diverged"]).all():
+            return Measurement(math.nan, r["precision"],
+                               note + "; 'cannot' needs every run to plateau after its decay")
+        return Measurement(gap, r["precision"], note)
     return evaluate
 
 
 def _heads(t):
     df = cells(t["heads_rank"], ["heads", "head_size"])
     single = df[(df["heads"] == 1) & (df["head_size"] == 1)]
-    larger = df[(df["heads"] > 1) | (df["head_size"] > 1)]
-    if single.empty or larger.empty:
-        return Measurement(math.nan, _precision(df), "needs h = s = 1 and a larger setting")
+    if single.empty:
+        return Measurement(math.nan, _precision(df), "no h = s = 1 cell")
     one = single.iloc[0]
-    fails = (math.nan if one["cell_verdict"] == UNDECIDED
-             else float(one["cell_verdict"] != REACHES))
-    reach = [verdict_value(v, REACHES) for v in larger["cell_verdict"]]
-    some = 1.0 if 1.0 in reach else (math.nan if any(math.isnan(v) for v in reach) else 0.0)
-    value = all_values([fails, some])
     note = "; ".join(f"h={int(c.heads)} s={int(c.head_size)}: {describe(c)}"
                      for _, c in df.iterrows())
-    return Measurement(value, _precision(df), f"N = {one['N']}, q = {one['width']}: {note}")
+    return Measurement(existence_value(one["cell_existence"]), _precision(df),
+                       f"N = {one['N']} ({one['pairs']} segment pairs), q = {one['width']}: {note}")
 
 
 def _width_per_n(df: pd.DataFrame) -> pd.DataFrame:
@@ -146,6 +154,8 @@ def _width_per_n(df: pd.DataFrame) -> pd.DataFrame:
 
 def _width(t):
     per_n = _width_per_n(t["width_vs_N"])
+    if per_n.empty:
+        return Measurement(math.nan, "float32", "no width search ran")
     ratios, notes, undecided = [], [], False
     for r in per_n.itertuples():
         m = int(r.construction_ffn_width)
@@ -166,12 +176,12 @@ def _width(t):
     return Measurement(float(value), _precision(per_n), "; ".join(notes))
 
 
-def width_slope(df: pd.DataFrame):
+def width_slope(df: pd.DataFrame, min_n: int = 3):
     """The log-log fit of the decided smallest widths against N (``expressivity.fit``), or None
-    when fewer than three N are decided with a width found."""
+    unless every N is decided with a width found and there are at least ``min_n`` of them."""
     per_n = _width_per_n(df)
     ok = per_n[per_n["minimal_width_decided"].astype(bool) & per_n["minimal_width"].notna()]
-    if len(ok) < 3 or len(ok) < len(per_n):
+    if len(ok) < min_n or len(ok) < len(per_n):
         return None
     return loglog_fit(ok["N"], ok["minimal_width"])
 
@@ -183,10 +193,13 @@ QUADRATIC = 2.0
 
 def _width_slope(t):
     df = t["width_vs_N"]
-    fit = width_slope(df)
+    fit = width_slope(df, WIDTH_GROWTH_MIN_N)
     if fit is None:
+        per_n = _width_per_n(df)
+        decided = (per_n["minimal_width_decided"].astype(bool) & per_n["minimal_width"].notna())
         return Measurement(math.nan, _precision(df),
-                           "needs a decided smallest width at every N, and at least three N")
+                           f"needs a decided smallest width at every N and at least "
+                           f"{WIDTH_GROWTH_MIN_N} N; {int(decided.sum())} of {len(per_n)} decided")
     lo, hi = fit.slope_interval()
     note = (f"slope {fit.slope:.2f} (95 % interval {lo:.2f} to {hi:.2f}, R^2 {fit.r2:.3f}, "
             f"{fit.n} N); the construction's width n N has slope 1, the alternative N^2 slope 2")
@@ -196,7 +209,9 @@ def _width_slope(t):
     return Measurement(lo, _precision(df), note)
 
 
-def _copy(patterns: tuple[str, ...], wanted: str):
+def _copy_mean(patterns: tuple[str, ...], reduce):
+    """The mean final accuracy over seeds of each pattern's cell at the deepest depth, reduced over
+    the patterns (``min`` for "every pattern reaches", ``max`` for "none does")."""
     def evaluate(t):
         df = cells(t["copy_accuracy"], ["pattern", "depth"])
         deepest = df[df["depth"] == df["depth"].max()]
@@ -204,9 +219,15 @@ def _copy(patterns: tuple[str, ...], wanted: str):
         if len(rows) < len(patterns):
             return Measurement(math.nan, _precision(df),
                                f"patterns {', '.join(patterns)} not all run at the deepest depth")
-        value = all_values([verdict_value(v, wanted) for v in rows["cell_verdict"]])
+        runs = t["copy_accuracy"]
+        runs = runs[runs["pattern"].isin(patterns) & (runs["depth"] == rows["depth"].iloc[0])
+                    & (runs["lr"] == runs["cell_lr"])]
         note = "; ".join(f"{r['pattern'].upper()} {describe(r)}" for _, r in rows.iterrows())
-        return Measurement(value, _precision(df), f"depth {int(rows['depth'].iloc[0])}: {note}")
+        note = f"depth {int(rows['depth'].iloc[0])}: {note}"
+        if (runs["outcome"] == "budget").any():
+            return Measurement(math.nan, _precision(df),
+                               note + "; a seed at its budget may still move the mean")
+        return Measurement(float(reduce(rows["cell_accuracy_mean"])), _precision(df), note)
     return evaluate
 
 
@@ -260,29 +281,31 @@ def _mixers(t):
 CLAIMS = [
     Claim(
         id="trained_models.rank1_memorizes",
-        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL,
+        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL, quantifier="existence",
         paper=KS, where="Sec. 6 (experiments); Thm 2",
         statement="a one-layer, one-head, head-size-1 transformer with tied W_Q = W_K = W_V = w^T "
                   "(learned temperature, separate W_O, ReLU FFN, per-token classifier) trained "
-                  "with full-batch Adam reaches 100 % training accuracy, with every seed, on a "
+                  "with full-batch Adam reaches 100 % training accuracy with some seed on a "
                   "dataset with Theorem-1-type segment pairs, where no hardmax or uniform-attention "
-                  "layer can",
+                  "layer can (Thm 2: such weights exist); the fraction of seeds that find them is "
+                  "reported with its interval",
         provenance=KS_PROV,
-        metric="1 if the softmax cell reaches 100 % (every seed), 0 if it plateaus below or the "
-               "seeds disagree", op="==", threshold=1.0,
+        metric="1 if some softmax run reaches 100 %, 0 if every run plateaus below it after its "
+               "learning-rate decay", op="==", threshold=1.0,
         why="memorization means every token labelled correctly: one error is a failure",
         figure="memorization_curve", tables=("memorization_runs",),
-        evaluate=_arm_reaches("softmax"),
+        evaluate=_arm_exists("softmax"),
     ),
     Claim(
         id="trained_models.softmax_beats_blind_ceiling",
-        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL,
+        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL, quantifier="existence",
         paper=KS, where="Thm 1 against Thm 2",
-        statement="every seed of the trained rank-1 softmax model exceeds the blind ceiling, the "
-                  "highest training accuracy any one-layer transformer with hardmax or uniform "
-                  "attention can reach on the segment pairs: it uses what only softmax sees",
+        statement="a trained rank-1 softmax model exceeds the blind ceiling, the highest training "
+                  "accuracy any one-layer transformer with hardmax or uniform attention can reach "
+                  "on the segment pairs: training finds what only softmax attention can express "
+                  "(the number of seeds above the ceiling is reported)",
         provenance=PAIRS_PROV,
-        metric="lowest softmax seed's training accuracy minus the blind ceiling", op=">",
+        metric="best softmax run's training accuracy minus the blind ceiling", op=">",
         threshold=0.0,
         why="the ceiling is an exact upper bound for hardmax and uniform attention (any weights); "
             "exceeding it at all is impossible for them",
@@ -290,29 +313,30 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.fixed_projection_memorizes",
-        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL,
+        kind="finding", basis="mathematics", control=MEMORIZATION_CONTROL, quantifier="existence",
         paper=KS, where="Thm 2 / Sec. 6; Reviewer 1's request",
         statement="with w fixed at the construction's projection vector (a random unit vector "
                   "meeting the projection lemma on V and 0) and only the temperature, W_O and FFN "
-                  "trained, the model still reaches 100 % training accuracy with every seed",
+                  "trained, the model still reaches 100 % training accuracy with some seed",
         provenance=f"question: {KS} OpenReview Reviewer 1 [V]; projection lemma {KS} 'Lemma 3' "
                    "(Park et al. 2021 Lemma 13) [R]; experiment ours [D]. The construction's "
                    "temperature (about 1e5 and more) is not used: it needs far more than float32",
-        metric="1 if the fixed-w cell reaches 100 % (every seed), 0 if it plateaus below or the "
-               "seeds disagree", op="==", threshold=1.0,
+        metric="1 if some fixed-w run reaches 100 %, 0 if every run plateaus below it after its "
+               "learning-rate decay", op="==", threshold=1.0,
         why="Thm 2 says this w already gives a contextual mapping, so memorization needs no "
             "learned projection; one error is a failure",
         figure="memorization_curve", tables=("memorization_runs",),
-        evaluate=_arm_reaches("fixed"),
+        evaluate=_arm_exists("fixed"),
     ),
     Claim(
         id="trained_models.uniform_capped",
-        kind="check", basis="mathematics",
+        kind="check", basis="mathematics", quantifier="cannot",
         control="a bound that holds for any uniform-attention model (the control arm of "
                 "softmax_beats_blind_ceiling)",
         paper=KS, where="Thm 2 (lam > 0 is needed)",
         statement="the uniform-attention arm (lam = 0: mean pooling), trained like the softmax "
-                  "model, stays at or below the blind ceiling",
+                  "model, stays at or below the blind ceiling with every seed, each plateauing "
+                  "after its learning-rate decay",
         provenance=PAIRS_PROV,
         metric="best uniform run's accuracy minus the blind ceiling", op="<=", threshold=0.0,
         why="equal sums give equal means, so a conflicting shared token gets equal outputs",
@@ -321,12 +345,13 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.hardmax_capped",
-        kind="check", basis="mathematics",
+        kind="check", basis="mathematics", quantifier="cannot",
         control="a bound that holds for any hardmax model (the control arm of "
                 "softmax_beats_blind_ceiling)",
         paper=KS, where="Thm 1 (hardmax cannot memorize)",
         statement="the tied rank-1 model trained with hardmax attention (straight-through "
-                  "gradients) stays at or below the blind ceiling",
+                  "gradients) stays at or below the blind ceiling with every seed, each plateauing "
+                  "after its learning-rate decay",
         provenance=PAIRS_PROV,
         metric="best hardmax run's accuracy minus the blind ceiling", op="<=", threshold=0.0,
         why="hardmax attends to the extremes of a linear score (or averages a face), which the "
@@ -336,11 +361,12 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.no_attention_bounded",
-        kind="check", basis="mathematics",
+        kind="check", basis="mathematics", quantifier="cannot",
         control="a bound that holds for any token-only model",
         paper=KS, where="Sec. 1.3 (why contextual mappings are needed)",
         statement="without attention (a token-wise FFN) training accuracy cannot exceed the "
-                  "token-only ceiling (each token's majority label over its sequences)",
+                  "token-only ceiling (each token's majority label over its sequences), every seed "
+                  "plateauing after its learning-rate decay",
         provenance="the bound is exact mathematics [D]; the control run is ours",
         metric="best attention-free run's accuracy minus the token-only ceiling", op="<=",
         threshold=0.0,
@@ -351,29 +377,30 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.heads_rank_capacity",
-        kind="finding", basis="mathematics",
-        control="control arm: one tied rank-1 head on the same data at the same FFN width; "
-                + PROTOCOL,
+        kind="finding", basis="mathematics", quantifier="existence",
+        control="rules out one tied rank-1 head lacking the capacity for the larger set (what "
+                "seeds that stall suggest); more heads and ranks on the same data at the same FFN "
+                "width are reported beside it; " + PROTOCOL,
         paper=KS, where="Thm 2; Reviewers 1 and 2 (heads and rank)",
-        statement="on a dataset with more segment pairs at the same FFN width, one tied rank-1 head "
-                  "does not reach 100 % training accuracy under the protocol while more heads or a "
-                  "larger head size do: extra heads or rank add trainable capacity",
+        statement="on a dataset with twice the segment pairs at the same FFN width, a single tied "
+                  "rank-1 head (h = s = 1) still reaches 100 % training accuracy with some seed, "
+                  "as Thm 2 says one rank-1 head suffices; how reliably each number of heads and "
+                  "head size gets there is reported, not judged",
         provenance=f"rank-1 sufficiency in exact arithmetic: {KS} Thm 2 [R]; the question: "
                    "OpenReview Reviewers 1 and 2 [V]; ablation ours [D]",
-        metric="1 if the (h = 1, s = 1) cell does not reach 100 % and some larger cell does",
-        op="==", threshold=1.0,
-        why="memorization means 100 %; 'does not reach' is the protocol's plateau or "
-            "seed-dependent verdict",
+        metric="1 if some (h = 1, s = 1) run reaches 100 %, 0 if every run plateaus below it after "
+               "its learning-rate decay", op="==", threshold=1.0,
+        why="memorization means 100 %; Thm 2 is an existence statement",
         figure="heads_rank", tables=("heads_rank",), evaluate=_heads,
     ),
     Claim(
         id="trained_models.width_below_construction",
-        kind="finding", basis="mathematics",
+        kind="finding", basis="mathematics", quantifier="existence",
         control="rules out training needing the construction's width n N; " + PROTOCOL,
         paper=KS, where="Cor. 1 and the parameter count (notes Sec. 4.3)",
-        statement="the smallest FFN width that training fits to 100 % (every seed) is at most the "
-                  "construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights), at every "
-                  "N",
+        statement="the smallest FFN width at which training fits 100 % with some seed is at most "
+                  "the construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights), at "
+                  "every N",
         provenance=f"count O(d + nN): {KS} author response [R], formula derived by us [D]; "
                    "Zhang et al. 2017 Thm 1 [V]",
         metric="max over N of (smallest trained width) / (n N)", op="<=", threshold=1.0,
@@ -383,12 +410,13 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.width_growth",
-        kind="finding", basis="measured spread",
+        kind="finding", basis="measured spread", quantifier="existence",
         control="rules out a trained width growing faster than the construction's n N (a "
                 "log-log slope above 1, e.g. N^2); " + PROTOCOL,
         paper=KS, where="Cor. 1 (parameters linear in N)",
-        statement="the smallest trained width grows with N no faster than linearly: the 95 % "
-                  "interval of its log-log slope reaches down to 1 or below and excludes 2 (an "
+        statement="the smallest width at which training fits 100 % (some seed) grows with N no "
+                  f"faster than linearly, judged on at least {WIDTH_GROWTH_MIN_N} values of N: the "
+                  "95 % interval of its log-log slope reaches down to 1 or below and excludes 2 (an "
                   "interval holding both 1 and 2 decides nothing: not evaluated)",
         provenance=f"{KS} Cor. 1 [R] (count linear in nN); the fit and sizes are ours [D]",
         metric="lower end of the 95 % interval of the log-log slope of the smallest trained width "
@@ -399,53 +427,59 @@ CLAIMS = [
     ),
     Claim(
         id="trained_models.copy_dense",
-        kind="finding", basis="convention",
+        kind="finding", basis="convention", quantifier="mean",
         control="control arms: STAR and RANDOM patterns (copy_star_random_fail); " + PROTOCOL,
         paper=YB, where="Sec. 5, copying task",
-        statement="a dense-attention encoder copies the sequences at the largest depth tried: the "
-                  "cell reaches held-out token accuracy 0.99 with every seed",
+        statement="a dense-attention encoder learns to copy at the largest depth tried: its mean "
+                  "held-out token accuracy over seeds reaches 0.99",
         provenance=f"{YB} copying table [S] (quoted in paper notes); task and sizes ours [O]",
-        metric="1 if the DENSE cell at the deepest depth reaches 0.99 (every seed), 0 if it "
-               "plateaus below or the seeds disagree", op="==", threshold=1.0,
-        why="'learn to copy' read as at most 1 % token errors (0.99, a convention)",
+        metric="mean final held-out accuracy over the seeds of the DENSE cell at the deepest "
+               "depth", op=">=", threshold=ENCODER_TARGET,
+        why="'learn to copy' read as at most 1 % token errors in the average over runs (the "
+            "paper's statistic; 0.99 a convention)",
         figure="copy_accuracy", tables=("copy_accuracy",),
-        evaluate=_copy(("dense",), REACHES),
+        evaluate=_copy_mean(("dense",), min),
     ),
     Claim(
         id="trained_models.copy_strided_fixed",
-        kind="finding", basis="convention",
+        kind="finding", basis="convention", quantifier="mean",
         control="control arms: STAR and RANDOM patterns (copy_star_random_fail); " + PROTOCOL,
         paper=YB, where="Sec. 5, copying task",
-        statement="STRIDED and FIXED sparse encoders copy at the deepest depth (four layers in "
-                  "the default config): both cells reach held-out token accuracy 0.99 with every "
-                  "seed",
+        statement="STRIDED and FIXED sparse encoders learn to copy at the deepest depth (four "
+                  "layers in the default config): the mean held-out token accuracy over seeds of "
+                  "each reaches 0.99",
         provenance=f"{YB} [S]: 'Except for the STAR and RANDOM patterns, we can see that the "
                    "networks learn to copy the sequences with four sparse attention layers'; "
                    "our small task [O]",
-        metric="1 if both cells reach 0.99 (every seed), 0 if one plateaus below or its seeds "
-               "disagree", op="==", threshold=1.0,
-        why="'learn to copy' read as at most 1 % token errors (0.99, a convention)",
+        metric="the smaller of the two cells' mean final held-out accuracies over seeds",
+        op=">=", threshold=ENCODER_TARGET,
+        why="'learn to copy' read as at most 1 % token errors in the average over runs (the "
+            "paper's statistic; 0.99 a convention)",
         figure="copy_accuracy", tables=("copy_accuracy",),
-        evaluate=_copy(("strided", "fixed"), REACHES),
+        evaluate=_copy_mean(("strided", "fixed"), min),
     ),
     Claim(
         id="trained_models.copy_star_random_fail",
-        kind="finding", basis="convention",
+        kind="finding", basis="convention", quantifier="mean",
         control="control arms: DENSE, STRIDED and FIXED, judged by the same rule; " + PROTOCOL,
         paper=YB, where="Sec. 5, copying task",
-        statement="STAR and RANDOM sparse encoders do not copy at the deepest depth: both cells "
-                  "plateau below held-out token accuracy 0.99 with every seed",
+        statement="STAR and RANDOM sparse encoders are not learned in the budget: the mean "
+                  "held-out token accuracy over seeds of each stays below 0.99 after the "
+                  "learning-rate decay. Both patterns satisfy Assumption 1 at these sizes "
+                  "(universal_approximation's patterns table), so Yun et al.'s theorem covers "
+                  "them: this is trainability within the budget, not expressivity, and for STAR "
+                  "it depends on the scale (some seeds copy at n = 16)",
         provenance=f"{YB} [S] (same quote); our small task [O]",
-        metric="1 if both cells plateau below 0.99 (every seed), 0 if one reaches it or its "
-               "seeds disagree", op="==", threshold=1.0,
-        why="the complement of 'learn to copy' at the same 1 % error level; a cell still rising at "
-            "its budget is not evaluated",
+        metric="the larger of the two cells' mean final held-out accuracies over seeds",
+        op="<", threshold=ENCODER_TARGET,
+        why="the complement of 'learn to copy' at the same 1 % error level in the average over "
+            "runs; a seed still rising at its budget leaves it not evaluated",
         figure="copy_accuracy", tables=("copy_accuracy",),
-        evaluate=_copy(COPY_PATTERNS_FAIL, PLATEAUS),
+        evaluate=_copy_mean(COPY_PATTERNS_FAIL, max),
     ),
     Claim(
         id="trained_models.attention_beats_alternatives",
-        kind="finding", basis="measured spread",
+        kind="finding", basis="measured spread", quantifier="mean",
         control="control arms: the bilinear and convolution mixers alone (the convolution's "
                 "receptive field covers the sequence), with the majority-class baseline; "
                 + PROTOCOL,

@@ -3,7 +3,7 @@ fit with the slope's interval, and the construction's width n N."""
 
 import numpy as np
 
-from expressivity.claims.trained_models import width_slope
+from expressivity.claims.trained_models import WIDTH_GROWTH_MIN_N, width_slope
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
@@ -27,7 +27,7 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
     found = per_n[per_n["minimal_width"].notna()]
     ax.plot(found["N"], found["minimal_width"], color=PALETTE[1], lw=1.5,
             label="smallest width reaching 100 % (every seed)")
-    fit = width_slope(df)
+    fit = width_slope(df, WIDTH_GROWTH_MIN_N)
     if fit is not None:
         lo, hi = fit.slope_interval()
         x = np.geomspace(found["N"].min(), found["N"].max(), 50)

@@ -7,7 +7,8 @@ measured on the development machine (``benchmarks/trained_models.py`` prints the
 second) and carry the 50 % margin of the workflow's ``job_resources``:
 
 - memorization (full batch, the seeds side by side): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)``
-  seconds per epoch for ``R`` seeds, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``;
+  seconds per epoch for ``R`` seeds, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``,
+  plus a forward pass (a third of a step) every ``every`` epochs to evaluate;
 - encoders (fresh batches, the seeds side by side): ``L (ENC_STEP + ENC_FLOP * 3 R B n (6 d^2 +
   2 n d))`` seconds per step for ``L`` layers, ``R`` seeds, batch ``B``, length ``n``, width ``d``
   (forward and backward: 3 passes), plus one held-out evaluation every ``every`` steps.
@@ -34,37 +35,42 @@ def _grid(lr) -> int:
     return len(lr) if isinstance(lr, (list, tuple)) else 1
 
 
-def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int) -> float:
-    return epochs * (MEM_STEP + MEM_FLOP * seeds * tokens * (width + mixing))
+def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int,
+              every: int) -> float:
+    return epochs * (1 + 1 / (3 * every)) * (MEM_STEP + MEM_FLOP * seeds * tokens
+                                             * (width + mixing))
 
 
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,  # noqa: N803
-                      width: int, lr, budget: int) -> tuple[float, int]:
+                      width: int, lr, budget: int, window: int, every: int) -> tuple[float, int]:
     """One memorization arm: the seeds side by side for every learning rate."""
-    del vocab_size, n_classes  # the vocabulary and the classes do not change the cost noticeably
+    del vocab_size, n_classes, window  # they do not change the (budget-bound) cost noticeably
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
-                                                    mixing=n + d, epochs=budget + 1)
+                                                    mixing=n + d, epochs=budget + 1, every=every)
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n)
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
-               n_classes: int, N: int, width: int, lr, budget: int) -> tuple[float, int]:  # noqa: N803
+               n_classes: int, N: int, width: int, lr, budget: int, window: int,  # noqa: N803
+               every: int) -> tuple[float, int]:
     """One (heads, head size) cell of the ablation."""
-    del vocab_size, n_classes
+    del vocab_size, n_classes, window
     mixing = heads * (head_size * (n + 2 * d) + n)
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
-                                                    mixing=mixing, epochs=budget + 1)
+                                                    mixing=mixing, epochs=budget + 1, every=every)
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing)
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,  # noqa: N803
-               widths: Sequence[int], lr, budget: int) -> tuple[float, int]:
+               widths: Sequence[int], lr, budget: int, window: int,
+               every: int) -> tuple[float, int]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""
-    del vocab_size, n_classes
+    del vocab_size, n_classes, window
     cells = sorted(widths)[-len(widths).bit_length():]
     seconds = START_SECONDS + _grid(lr) * sum(
-        _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1)
+        _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
+                  every=every)
         for q in cells)
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n)
 
