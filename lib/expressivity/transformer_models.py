@@ -120,8 +120,11 @@ class TiedAttention(nn.Module):
     def _project(self, X: torch.Tensor) -> torch.Tensor:
         """``Z = X w_h``: ``(R, B, h, n, s)`` (the fixed ``w`` is shared by the replicas)."""
         _check_tokens_in(X, self.d)
-        w = self.w if self.w.ndim == 4 else self.w.expand(self.replicas, -1, -1, -1)
-        return torch.matmul(X[None, :, None], w[:, None])
+        (B, n, d), R, h, s = X.shape, self.replicas, self.heads, self.head_size  # noqa: N806
+        w = self.w if self.w.ndim == 4 else self.w.expand(R, -1, -1, -1)
+        # one product for every replica and head: (B n, d) (d, R h s)
+        Z = X.reshape(B * n, d) @ w.permute(2, 0, 1, 3).reshape(d, R * h * s)  # noqa: N806
+        return Z.view(B, n, R, h, s).permute(2, 0, 3, 1, 4)
 
     @property
     def replicas(self) -> int:

@@ -1,35 +1,47 @@
-"""Figure: copying accuracy against depth, one line per attention pattern (mean over seeds, bars from
-the lowest to the highest seed; filled: the cell reaches the target, open: it plateaus below)."""
+"""Figure: copying accuracy (mean over seeds, bars from the lowest to the highest seed) and
+reliability (the fraction of seeds that reach the target, 95 % Wilson interval) against depth, one
+line per attention pattern; filled markers: some seed reaches the target (existence)."""
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
-from expressivity.training_protocol import REACHES
+from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
 df = read_table(snakemake.input[0], ["pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min",
-                                     "cell_accuracy_max", "cell_verdict", "chance", "target"])
+                                     "cell_accuracy_max", "cell_existence", "cell_reliability",
+                                     "cell_reliability_lo", "cell_reliability_hi", "chance",
+                                     "target"])
 cells = df.groupby(["pattern", "depth"], sort=False, as_index=False).first()
-with figure(figsize=(6.6, 4.4)) as (fig, ax):
+shift = 0.06 * (cells["pattern"].nunique() - 1) / 2
+with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
     for i, (pattern, part) in enumerate(cells.groupby("pattern", sort=False)):
         part = part.sort_values("depth")
         color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-        mean = part["cell_accuracy_mean"]
-        ax.errorbar(part["depth"], mean,
-                    yerr=[mean - part["cell_accuracy_min"], part["cell_accuracy_max"] - mean],
-                    color=color, capsize=3, lw=1.2, label=pattern.upper())
-        reached = part["cell_verdict"] == REACHES
-        ax.scatter(part["depth"][reached], mean[reached], marker=marker, color=color, zorder=3)
-        ax.scatter(part["depth"][~reached], mean[~reached], marker=marker, facecolors="white",
-                   edgecolors=color, zorder=3)
+        x = part["depth"] + 0.06 * i - shift  # patterns side by side at each depth
+        found = part["cell_existence"] == EXISTS
+        for ax, y, lo, hi in ((acc_ax, "cell_accuracy_mean", "cell_accuracy_min",
+                               "cell_accuracy_max"),
+                              (rel_ax, "cell_reliability", "cell_reliability_lo",
+                               "cell_reliability_hi")):
+            ax.errorbar(x, part[y], yerr=[part[y] - part[lo], part[hi] - part[y]], color=color,
+                        capsize=3, lw=1.2, label=pattern.upper())
+            ax.scatter(x[found], part[y][found], marker=marker, color=color, zorder=3)
+            ax.scatter(x[~found], part[y][~found], marker=marker, facecolors="white",
+                       edgecolors=color, zorder=3)
     r = df.iloc[0]
-    ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
-    ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
-    ax.set_xticks(sorted(df["depth"].unique()))
-    ax.set_xlabel("encoder depth (attention layers)")
-    ax.set_ylabel("held-out copy accuracy (per token)")
-    ax.set_title(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
-                 f"{df['seed_index'].nunique()} seeds, at most {r['budget']} steps "
-                 "(filled: reaches the target)", fontsize=9)
-    ax.legend(fontsize=7, ncol=2)
+    acc_ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
+    acc_ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
+    acc_ax.set_ylabel("held-out copy accuracy per token\n(mean, lowest to highest seed)")
+    rel_ax.set_ylabel("fraction of seeds reaching the target\n(95 % Wilson interval)")
+    rel_ax.set_ylim(-0.03, 1.03)
+    for ax in (acc_ax, rel_ax):
+        ax.set_xticks(sorted(df["depth"].unique()))
+        ax.set_xlim(df["depth"].min() - 0.5, df["depth"].max() + 0.5)
+        ax.set_xlabel("encoder depth (attention layers)")
+        ax.legend(fontsize=7, ncol=2)
+    fig.suptitle(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
+                 f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "
+                 f"{r['lr_decay']:g}, budget {r['budget']} (filled: some seed reaches the target)",
+                 fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

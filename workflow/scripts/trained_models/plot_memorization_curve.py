@@ -9,11 +9,13 @@ log = job_log(snakemake)
 curve = read_table(snakemake.input.memorization_curve,
                    ["arm", "lr", "seed_index", "epoch", "accuracy"])
 runs = read_table(snakemake.input.memorization_runs,
-                  ["arm", "lr", "cell_lr", "cell_verdict", "cell_accuracy_mean", "cell_accuracy_sd",
-                   "blind_ceiling", "token_ceiling", "budget"])
+                  ["arm", "lr", "cell_lr", "cell_existence", "cell_reached", "cell_seeds",
+                   "cell_accuracy_mean", "cell_accuracy_sd", "blind_ceiling", "token_ceiling",
+                   "budget"])
 names = {"softmax": "softmax, w learned", "fixed": "softmax, w fixed (construction)",
          "uniform": "uniform attention (lam = 0)", "hardmax": "hardmax (straight-through)",
          "no_attention": "no attention (token-wise FFN)"}
+r = runs.iloc[0]
 with figure(figsize=(7.2, 4.6)) as (fig, ax):
     for i, (arm, part) in enumerate(curve.groupby("arm", sort=False)):
         cell = runs[runs["arm"] == arm].iloc[0]
@@ -25,14 +27,15 @@ with figure(figsize=(7.2, 4.6)) as (fig, ax):
         ax.plot(wide.index, wide.mean(axis=1), marker=MARKERS[i % len(MARKERS)],
                 markevery=max(1, len(wide) // 8), ms=4, **style,
                 label=f"{names.get(arm, arm)}: {cell['cell_accuracy_mean']:.3f} +- "
-                      f"{cell['cell_accuracy_sd']:.3f}, {cell['cell_verdict']}")
-    r = runs.iloc[0]
+                      f"{cell['cell_accuracy_sd']:.3f}, {int(cell['cell_reached'])}/"
+                      f"{int(cell['cell_seeds'])} seeds reach 100 %")
     ax.axhline(r["blind_ceiling"], color="black", ls="--", lw=1,
                label=f"blind ceiling (any hardmax or uniform layer) {r['blind_ceiling']:.3f}")
     ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
                label=f"token-only ceiling {r['token_ceiling']:.3f}")
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xlabel("epoch (full-batch Adam steps; each seed stops at 100 % or on a plateau)")
+    ax.set_xlabel("epoch (full-batch Adam steps; each seed stops at 100 % or on a plateau after "
+                  f"its learning-rate decay, window {r['window']})")
     ax.set_ylabel("training accuracy (per token)")
     ax.set_title(f"One layer, one head, head size 1, on segment pairs: N = {r['N']} "
                  f"({r['pairs']} pairs), n = {r['n']}, d = {r['d']}, q = {r['width']}; "

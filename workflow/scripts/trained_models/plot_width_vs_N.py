@@ -1,5 +1,6 @@
-"""Figure: smallest trained FFN width against N (every width cell tried, by verdict), its log-log
-fit with the slope's interval, and the construction's width n N."""
+"""Figure: smallest FFN width at which training fits 100 % with some seed, against N (every width
+cell tried, by existence, with its reliability), its log-log fit with the slope's interval, and the
+construction's width n N."""
 
 import numpy as np
 
@@ -7,26 +8,31 @@ from expressivity.claims.trained_models import WIDTH_GROWTH_MIN_N, width_slope
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
-from expressivity.training_protocol import MIXED, PLATEAUS, REACHES, UNDECIDED
+from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["N", "width", "cell_verdict", "minimal_width",
-                                     "minimal_width_decided", "construction_ffn_width"])
+df = read_table(snakemake.input[0], ["N", "width", "cell_existence", "cell_reached", "cell_seeds",
+                                     "minimal_width", "minimal_width_decided",
+                                     "construction_ffn_width"])
 cells = df.groupby(["N", "width"], as_index=False).first()
 per_n = df.groupby("N", as_index=False).first()
-marks = {REACHES: ("o", PALETTE[2]), PLATEAUS: ("v", PALETTE[3]), MIXED: ("D", PALETTE[4]),
-         UNDECIDED: ("x", "grey")}
+marks = {EXISTS: ("o", PALETTE[2], "some seed fits 100 %"),
+         NONE_EXISTS: ("v", PALETTE[3], "every seed plateaus below 100 % after its decay"),
+         UNDECIDED: ("x", "grey", "not evaluated (a seed at its budget)")}
 with figure(figsize=(6.6, 4.4)) as (fig, ax):
     ax.plot(per_n["N"], per_n["construction_ffn_width"], color=PALETTE[0], marker="s",
             label="construction (Zhang et al. FFN): n N hidden units")
-    for verdict, (marker, color) in marks.items():
-        part = cells[cells["cell_verdict"] == verdict]
+    for existence, (marker, color, meaning) in marks.items():
+        part = cells[cells["cell_existence"] == existence]
         if len(part):
             ax.scatter(part["N"], part["width"], marker=marker, color=color, s=18, zorder=3,
-                       label=f"width tried: {verdict}")
+                       label=f"width tried: {meaning}")
+    for c in cells[cells["cell_existence"] == EXISTS].itertuples():
+        ax.annotate(f"{c.cell_reached}/{c.cell_seeds}", (c.N, c.width), fontsize=6,
+                    xytext=(4, -2), textcoords="offset points")
     found = per_n[per_n["minimal_width"].notna()]
     ax.plot(found["N"], found["minimal_width"], color=PALETTE[1], lw=1.5,
-            label="smallest width reaching 100 % (every seed)")
+            label="smallest width reaching 100 % (some seed; k/n: seeds that do)")
     fit = width_slope(df, WIDTH_GROWTH_MIN_N)
     if fit is not None:
         lo, hi = fit.slope_interval()
@@ -37,7 +43,7 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
     ax.set_yscale("log", base=2)
     ax.set_xlabel("number of sequences N")
     ax.set_ylabel("FFN width (hidden units)")
-    ax.set_title(f"FFN width needed to memorize: training ({df['seed_index'].nunique()} seeds) "
-                 "versus construction", fontsize=10)
+    ax.set_title(f"FFN width needed to memorize: training ({df['seed_index'].nunique()} seeds, "
+                 "existence) versus construction", fontsize=10)
     ax.legend(fontsize=7)
     save(fig, snakemake.output.png, snakemake.output.pdf)
