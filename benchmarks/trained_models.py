@@ -38,9 +38,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from harness import Workflow, copy_project  # noqa: E402
-
 from expressivity.io import write_table  # noqa: E402
+from harness import Workflow, copy_project  # noqa: E402
 
 #: The stage before issue 26 (seeds side by side through torch.vmap, a host transfer per step).
 REFERENCE = "96c9006"
@@ -78,11 +77,13 @@ if kind == "memorization":
     run = memorization(segment_pair_dataset(np.random.default_rng(0), **data).dataset, width=mem["width"])
 elif kind == "heads":
     h, s = map(int, arg.split("x"))
-    ds = segment_pair_dataset(np.random.default_rng(0), **{**data, "N": tm["heads_rank"]["N"], "pairs": tm["heads_rank"]["pairs"]}).dataset
+    sizes = {**data, "N": tm["heads_rank"]["N"], "pairs": tm["heads_rank"]["pairs"]}
+    ds = segment_pair_dataset(np.random.default_rng(0), **sizes).dataset
     run = memorization(ds, width=mem["width"], heads=h, head_size=s)
 elif kind == "width":
     N, q = map(int, arg.split("x"))
-    ds = token_separated_dataset(np.random.default_rng(0), mem["vocab_size"], mem["d"], mem["n"], N, mem["n_classes"])
+    ds = token_separated_dataset(np.random.default_rng(0), mem["vocab_size"], mem["d"], mem["n"],
+                                 N, mem["n_classes"])
     run = memorization(ds, width=q)
 elif kind == "copy":
     pattern, depth = arg.split("x")

@@ -145,7 +145,9 @@ rule tm_memorize:
         gpu=TM_GPU,
     params:
         **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", *TM_PROTOCOL),
+        **tm_settings(
+            "memorization", *TM_DATA, "N", "pairs", "width", "lr", *TM_PROTOCOL
+        ),
     script:
         script_path(TM, "memorize")
 
