@@ -67,9 +67,13 @@ artifacts: $(STAMP)
 	$(BIN)/python workflow/bundle.py build --config $(CONFIG)
 
 # Wall time and peak memory per stage of a clean run, and a no-op rerun, in a temporary copy:
-# results/benchmarks.csv and figures/benchmarks/workflow.png.
+# results/benchmarks.csv and figures/benchmarks/workflow.png. Then the trained models: ms per step
+# per cell and per seed against the stage before issue 26, and the cells and claims whose verdicts
+# change when torch's CPU kernels are forced to ATEN_CPU_CAPABILITY=default (the stage twice):
+# results/benchmarks/trained_models_{steps,kernels}.csv.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/workflow.py --config $(CONFIG) --csv results/benchmarks.csv --figure figures/benchmarks/workflow.png
+	$(BIN)/python benchmarks/trained_models.py all --config $(CONFIG) --csv-dir results/benchmarks
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

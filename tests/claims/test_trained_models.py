@@ -64,9 +64,12 @@ def heads_table(table, single):
 
 
 def width_table(table, widths_by_n, decided=True):
+    """``{N: smallest width found to fit, or None}``; ``decided``: whether the next smaller grid
+    width (or, with None, the widest) had every run decided."""
     rows = []
     for N, best in widths_by_n.items():  # noqa: N806
-        rows += cell_rows(runs_of(["reached", "plateau", "reached"]), PROTO, N=N, n=4, width=best,
+        outcomes = ["reached", "plateau", "reached"] if best else ["plateau", "budget", "plateau"]
+        rows += cell_rows(runs_of(outcomes), PROTO, N=N, n=4, width=best or 1024,
                           minimal_width=best, minimal_width_decided=decided, widest_in_grid=1024,
                           construction_ffn_width=4 * N, **RUN)
     return {"width_vs_N": table("width_synthetic", rows)}
@@ -141,15 +144,17 @@ CASES = {
         lambda table: heads_table(table, ONE_OF_FIVE),
         lambda table: heads_table(table, PLATEAU5),
         lambda table: heads_table(table, ["budget"] + ["plateau"] * 4)),
+    # the smallest width found is an upper bound: enough for "at most n N" even where the width
+    # below it is undecided; none found decides only when every run up to the widest did
     "width_below_construction": (
-        lambda table: width_table(table, LINEAR),
+        lambda table: width_table(table, LINEAR, decided=False),
         lambda table: width_table(table, {**LINEAR, 160: 1024}),
-        lambda table: width_table(table, LINEAR, decided=False)),
+        lambda table: width_table(table, {**LINEAR, 160: None}, decided=False)),
     # five N: a slope near 1 passes, a slope near 2 fails; four N, or an undecided N, decide nothing
     "width_growth": (
         lambda table: width_table(table, LINEAR),
         lambda table: width_table(table, {10: 2, 20: 8, 40: 32, 80: 128, 160: 512}),
-        lambda table: width_table(table, {10: 4, 20: 9, 40: 16, 80: 30})),
+        lambda table: width_table(table, {**LINEAR, 160: None}, decided=False)),
     # mean: one seed below the target may leave the mean above it; a seed at its budget leaves it
     # open
     "copy_dense": (
@@ -200,10 +205,18 @@ def test_claim_is_not_evaluated_without_deciding_evidence(table, claim):
     assert status == "not evaluated" and math.isnan(row["measured"]), row["note"]
 
 
-def test_the_note_reports_reliability_with_its_interval(table):
-    """Existence decides; the reliability (1 of 5 seeds, Wilson interval 0.04-0.62) is reported."""
+def test_the_note_reports_reliability_and_the_cpu_kernels(table):
+    """Existence decides; the reliability (1 of 5 seeds, Wilson interval 0.04-0.62) and the CPU
+    kernels the tables were computed with (they can tip a seed at a plateau's edge) are read and
+    reported."""
     _, row = judged("rank1_memorizes", CASES["rank1_memorizes"][0](table))
-    assert "1/5 seeds (95 % interval 0.04-0.62)" in row["note"]
+    assert "1/5 seeds (95 % interval 0.04-0.62)" in row["note"] and "AVX2 kernels" in row["note"]
+
+
+def test_width_growth_needs_five_values_of_n(table):
+    four = width_table(table, {10: 4, 20: 9, 40: 16, 80: 30})
+    status, row = judged("width_growth", four)
+    assert status == "not evaluated" and "at least 5 N" in row["note"]
 
 
 # ---- the rows of config/ci.yaml's jobs -----------------------------------------------------

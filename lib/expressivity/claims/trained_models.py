@@ -30,6 +30,7 @@ from expressivity.claims import Claim, Measurement
 from expressivity.experiments.trained_models import ENCODER_TARGET
 from expressivity.fit import loglog_fit
 from expressivity.training_protocol import EXISTS, NONE_EXISTS, REACHES, UNDECIDED
+from expressivity.training_protocol import describe_cell as describe
 
 KS = "Kajitsuka & Sato 2024"
 YB = "Yun et al. 2020b"
@@ -58,24 +59,6 @@ def existence_value(existence: str) -> float:
 def cells(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """One row per cell (its first run row: the ``cell_*`` columns are the cell's)."""
     return df.groupby(keys, sort=False, as_index=False).first()
-
-
-def reliability(cell: pd.Series) -> str:
-    """``"4/5 seeds (95 % interval 0.38-0.96)"``."""
-    return (f"{int(cell['cell_reached'])}/{int(cell['cell_seeds'])} seeds (95 % interval "
-            f"{cell['cell_reliability_lo']:.2f}-{cell['cell_reliability_hi']:.2f})")
-
-
-def describe(cell: pd.Series) -> str:
-    """A cell in words: existence, reliability, mean and spread, steps, decays, budget."""
-    text = (f"existence {cell['cell_existence']}, reached by {reliability(cell)} at lr "
-            f"{cell['cell_lr']:g}; accuracy {cell['cell_accuracy_mean']:.4f} +- "
-            f"{cell['cell_accuracy_sd']:.4f}")
-    if not math.isnan(cell["cell_steps_to_target_mean"]):
-        text += (f", {cell['cell_steps_to_target_min']:.0f}-{cell['cell_steps_to_target_max']:.0f}"
-                 " steps to target")
-    return text + (f", {int(cell['cell_decayed'])} decayed, window {int(cell['window'])}, budget "
-                   f"{int(cell['budget'])}")
 
 
 def _precision(df: pd.DataFrame) -> str:
@@ -153,37 +136,40 @@ def _width_per_n(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _width(t):
+    """The smallest grid width found to fit at each N is an upper bound on the smallest width
+    training can fit (decided or not below it): enough for "at most n N". No width found fails
+    only where every width up to n N was tried and none fitted."""
     per_n = _width_per_n(t["width_vs_N"])
     if per_n.empty:
         return Measurement(math.nan, "float32", "no width search ran")
     ratios, notes, undecided = [], [], False
     for r in per_n.itertuples():
         m = int(r.construction_ffn_width)
-        if not r.minimal_width_decided:
-            undecided = True
-            notes.append(f"N={r.N}: undecided (a width cell not evaluated)")
-        elif not math.isnan(r.minimal_width):
+        exact = "the smallest grid width" if r.minimal_width_decided else "an upper bound"
+        if not math.isnan(r.minimal_width):
             ratios.append(r.minimal_width / m)
-            notes.append(f"N={r.N}: {int(r.minimal_width)} vs n N = {m}")
-        elif r.widest_in_grid >= m:
+            notes.append(f"N={r.N}: {int(r.minimal_width)} ({exact}) vs n N = {m}")
+        elif r.minimal_width_decided and r.widest_in_grid >= m:
             ratios.append(math.inf)
             notes.append(f"N={r.N}: none up to {int(r.widest_in_grid)} >= n N = {m}")
         else:
             undecided = True
-            notes.append(f"N={r.N}: not reached up to {int(r.widest_in_grid)} < n N = {m}")
+            notes.append(f"N={r.N}: none found up to {int(r.widest_in_grid)} (n N = {m}), "
+                         "not every run decided")
     worst = max(ratios) if ratios else math.nan
     value = worst if worst > 1 or not undecided else math.nan
     return Measurement(float(value), _precision(per_n), "; ".join(notes))
 
 
 def width_slope(df: pd.DataFrame, min_n: int = 3):
-    """The log-log fit of the decided smallest widths against N (``expressivity.fit``), or None
-    unless every N is decided with a width found and there are at least ``min_n`` of them."""
+    """The log-log fit of the smallest width found to fit against N (``expressivity.fit``; each an
+    upper bound on the smallest width training can fit, which is what "no faster than" needs), or
+    None unless a width was found at every N and there are at least ``min_n`` of them."""
     per_n = _width_per_n(df)
-    ok = per_n[per_n["minimal_width_decided"].astype(bool) & per_n["minimal_width"].notna()]
-    if len(ok) < min_n or len(ok) < len(per_n):
+    found = per_n[per_n["minimal_width"].notna()]
+    if len(found) < min_n or len(found) < len(per_n):
         return None
-    return loglog_fit(ok["N"], ok["minimal_width"])
+    return loglog_fit(found["N"], found["minimal_width"])
 
 
 #: The log-log slope of the alternative, a width growing like N^2 (what the single-seed,
@@ -195,11 +181,10 @@ def _width_slope(t):
     df = t["width_vs_N"]
     fit = width_slope(df, WIDTH_GROWTH_MIN_N)
     if fit is None:
-        per_n = _width_per_n(df)
-        decided = (per_n["minimal_width_decided"].astype(bool) & per_n["minimal_width"].notna())
+        found = _width_per_n(df)["minimal_width"].notna()
         return Measurement(math.nan, _precision(df),
-                           f"needs a decided smallest width at every N and at least "
-                           f"{WIDTH_GROWTH_MIN_N} N; {int(decided.sum())} of {len(per_n)} decided")
+                           f"needs a width found to fit at every N and at least "
+                           f"{WIDTH_GROWTH_MIN_N} N; found at {int(found.sum())} of {len(found)} N")
     lo, hi = fit.slope_interval()
     note = (f"slope {fit.slope:.2f} (95 % interval {lo:.2f} to {hi:.2f}, R^2 {fit.r2:.3f}, "
             f"{fit.n} N); the construction's width n N has slope 1, the alternative N^2 slope 2")
@@ -398,12 +383,13 @@ CLAIMS = [
         kind="finding", basis="mathematics", quantifier="existence",
         control="rules out training needing the construction's width n N; " + PROTOCOL,
         paper=KS, where="Cor. 1 and the parameter count (notes Sec. 4.3)",
-        statement="the smallest FFN width at which training fits 100 % with some seed is at most "
-                  "the construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights), at "
-                  "every N",
+        statement="at every N training fits 100 % (some seed) at an FFN width of at most the "
+                  "construction's n N hidden units (Zhang et al. FFN, 2 n N + d weights): the "
+                  "smallest grid width found to fit, an upper bound on the smallest width training "
+                  "can fit, is at most n N",
         provenance=f"count O(d + nN): {KS} author response [R], formula derived by us [D]; "
                    "Zhang et al. 2017 Thm 1 [V]",
-        metric="max over N of (smallest trained width) / (n N)", op="<=", threshold=1.0,
+        metric="max over N of (smallest width found to fit) / (n N)", op="<=", threshold=1.0,
         why="the construction is an upper bound on the width needed; a trained width above it "
             "would mean training needs more than the construction",
         figure="width_vs_N", tables=("width_vs_N",), evaluate=_width,
@@ -414,13 +400,14 @@ CLAIMS = [
         control="rules out a trained width growing faster than the construction's n N (a "
                 "log-log slope above 1, e.g. N^2); " + PROTOCOL,
         paper=KS, where="Cor. 1 (parameters linear in N)",
-        statement="the smallest width at which training fits 100 % (some seed) grows with N no "
-                  f"faster than linearly, judged on at least {WIDTH_GROWTH_MIN_N} values of N: the "
-                  "95 % interval of its log-log slope reaches down to 1 or below and excludes 2 (an "
-                  "interval holding both 1 and 2 decides nothing: not evaluated)",
+        statement="the smallest width found to fit 100 % (some seed; an upper bound on the "
+                  "smallest width training can fit) grows with N no faster than linearly, judged on "
+                  f"at least {WIDTH_GROWTH_MIN_N} values of N: the 95 % interval of its log-log slope "
+                  "reaches down to 1 or below and excludes 2 (an interval holding both 1 and 2 "
+                  "decides nothing: not evaluated)",
         provenance=f"{KS} Cor. 1 [R] (count linear in nN); the fit and sizes are ours [D]",
-        metric="lower end of the 95 % interval of the log-log slope of the smallest trained width "
-               "against N", op="<=", threshold=1.0,
+        metric="lower end of the 95 % interval of the log-log slope of the smallest width found "
+               "to fit against N", op="<=", threshold=1.0,
         why="slope 1 is the construction's growth; the interval (Student t on the fit) is the "
             "measured spread over N",
         figure="width_vs_N", tables=("width_vs_N",), evaluate=_width_slope,

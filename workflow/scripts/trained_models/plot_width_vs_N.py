@@ -32,7 +32,7 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
                     xytext=(4, -2), textcoords="offset points")
     found = per_n[per_n["minimal_width"].notna()]
     ax.plot(found["N"], found["minimal_width"], color=PALETTE[1], lw=1.5,
-            label="smallest width reaching 100 % (some seed; k/n: seeds that do)")
+            label="smallest width found to fit 100 % (some seed; k/n: seeds that do)")
     fit = width_slope(df, WIDTH_GROWTH_MIN_N)
     if fit is not None:
         lo, hi = fit.slope_interval()
