@@ -19,15 +19,7 @@ from expressivity.experiments.trained_models import cost
 from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
 from expressivity.experiments.trained_models.memorization import heads_rows, memorization_rows
 from expressivity.experiments.trained_models.width import minimal_width, width_rows
-from expressivity.training_protocol import (
-    EXISTENCE,
-    EXISTS,
-    MIXED,
-    NONE_EXISTS,
-    PLATEAUS,
-    REACHES,
-    UNDECIDED,
-)
+from expressivity.training_protocol import EXISTENCE, EXISTS, NONE_EXISTS, UNDECIDED, VERDICTS
 
 #: Short budgets: these tests check the rows, not what training reaches.
 SHORT = {"budget": 20, "window": 10, "every": 5}
@@ -38,7 +30,7 @@ def test_rows_are_reproducible_and_take_wildcards_as_strings():
     curve, runs = memorization_rows(arm="hardmax", **mem)
     assert (curve, runs) == memorization_rows(arm="hardmax", **mem)
     assert len(runs) == mem["seeds"] * len(mem["lr"])
-    assert {r["cell_verdict"] for r in runs} <= {REACHES, PLATEAUS, MIXED, UNDECIDED}
+    assert {r["cell_verdict"] for r in runs} <= set(VERDICTS)
     assert {r["cell_existence"] for r in runs} <= set(EXISTENCE)
     assert all(r["budget"] == 20 and r["window"] == 10 and r["lr_decay"] == mem["lr_decay"]
                and r["blind_ceiling"] < 1 and 0 <= r["cell_reliability_lo"]
