@@ -178,17 +178,23 @@ class _Step:
 
 
 def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol, lr: float, *,
+                   optimizer: Callable[[FlatReplicas, float], ReplicaAdam] = ReplicaAdam,
                    on_stop: Callable[[int, int], None] | None = None, graphs: bool = False,
                    progress: Progress | None = None, done_before: float = 0.0,
                    ) -> tuple[list[Monitor], list[list[dict]]]:
-    """Train the replicas of ``params`` with ``ReplicaAdam`` at learning rate ``lr`` until each
-    stops under ``protocol``; ``on_stop(replica, row)`` runs when a replica stops, before it leaves
-    the batch (``row``: its current row, e.g. to keep its weights). Returns one ``Monitor`` per
-    replica and its curve ``[{"step", "loss", "accuracy"}]`` (every evaluation until it stopped).
-    ``progress`` counts steps from ``done_before``."""
+    """Train the replicas of ``params`` at learning rate ``lr`` until each stops under
+    ``protocol``; ``on_stop(replica, row)`` runs when a replica stops, before it leaves the batch
+    (``row``: its current row, e.g. to keep its weights). Returns one ``Monitor`` per replica and
+    its curve ``[{"step", "loss", "accuracy"}]`` (every evaluation until it stopped). ``progress``
+    counts steps from ``done_before``.
+
+    ``optimizer(params, lr)`` builds the optimiser (``ReplicaAdam`` by default); another one (SGD
+    with momentum, say) needs the same three members: ``lr`` (a ``(R, 1)`` tensor, one learning
+    rate per replica, which the loop scales by each monitor's ``lr_factor``), ``step()`` (one
+    update from ``params.flat.grad``, capturable in a CUDA graph) and ``keep(rows)``."""
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
-    opt = ReplicaAdam(params, lr)
+    opt = optimizer(params, lr)
     step_fn = _Step(params, opt, job, graphs)
     monitors = [Monitor(protocol) for _ in range(params.replicas)]
     curves: list[list[dict]] = [[] for _ in monitors]
