@@ -133,8 +133,12 @@ RELATIONS = [
     # trained_models: protocol settings
     Careless("one-seed", {f"{TM}.seeds": 1}, (f"{TM}.seeds",)),  # no seed as control, no spread
     Careless("mem-budget-below-window", {f"{MEM}.budget": 100}, (f"{MEM}.window", f"{MEM}.budget")),
-    Careless("mem-record-every-over-budget", {f"{MEM}.record_every": 1000},
-             (f"{MEM}.record_every", f"{MEM}.budget")),
+    # a window, the learning-rate decay and a second window must fit in the budget
+    Careless("mem-budget-one-window", {f"{MEM}.budget": 300}, (f"{MEM}.window", f"{MEM}.budget",
+                                                               "second window")),
+    Careless("heads-budget-one-window", {f"{HR}.budget": 300}, (f"{HR}.window", f"{HR}.budget")),
+    Careless("mem-every-over-window", {f"{MEM}.every": 1000}, (f"{MEM}.every", f"{MEM}.window")),
+    Careless("no-lr-decay", {f"{TM}.lr_decay": 1}, (f"{TM}.lr_decay",)),
     Careless("width-budget-below-window", {f"{WS}.budget": 100}, (f"{WS}.window", f"{WS}.budget")),
     Careless("copy-every-over-window", {f"{COPY}.every": 200}, (f"{COPY}.every", f"{COPY}.window")),
     Careless("copy-budget-below-window", {f"{COPY}.budget": 100}, (f"{COPY}.window", f"{COPY}.budget")),
