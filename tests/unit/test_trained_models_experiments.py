@@ -2,6 +2,9 @@
 the same wildcards give the same rows, as strings (from Snakemake) or numbers; every row carries
 its cell's verdict and its protocol; the width bisection."""
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 import yaml
 from cases import (
@@ -93,3 +96,16 @@ def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
                              lr=w["lr"], budget=w["budget"], window=w["window"],
                              every=w["every"])
     assert widest[0] < 24 * 3600
+
+
+def test_the_step_benchmark_times_a_cell_in_a_fresh_process():
+    """benchmarks/trained_models.py's worker (the same code times the reference revision): it runs
+    against the library on its path and reports milliseconds per step and the CPU kernels."""
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks/trained_models.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    timed = bench.time_cell(ROOT / "lib", "memorization", seeds=2, steps=20, every=10,
+                            device="cpu")
+    assert timed["ms_per_step"] > 0 and timed["device"] == "cpu" and timed["cpu_kernels"]
+    assert bench._table_of(Path("results/trained_models/copy/dense_L4.csv")) == "copy_accuracy"
+    assert bench._table_of(Path("results/trained_models/memorize/fixed_curve.csv")) == ""
