@@ -234,7 +234,8 @@ def kernels_table(args) -> pd.DataFrame:
                 df = pd.concat(pd.read_csv(p) for p in sorted(
                     (work / "results/trained_models").rglob("*.csv")) if _table_of(p) == table)
                 per[name] = df.groupby(keys, as_index=False).first().set_index(keys)
-            both = per["native"].join(per["default"], lsuffix="_native", rsuffix="_default")
+            both = pd.merge(per["native"], per["default"], left_index=True, right_index=True,
+                            suffixes=("_native", "_default"))
             for key, r in both.iterrows():
                 row = {"table": table, "cell": key if isinstance(key, str) else
                        " ".join(map(str, key if isinstance(key, tuple) else (key,)))}
@@ -256,9 +257,21 @@ def kernels_table(args) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     differ = table[table["differs"]]
     print(f"\n{len(differ)} of {len(table)} cells and claims differ between the native kernels "
-          "and ATEN_CPU_CAPABILITY=default:")
-    print(differ.drop(columns="differs").to_string(index=False) if len(differ) else "  none")
+          "and ATEN_CPU_CAPABILITY=default:" + ("" if len(differ) else " none"))
+    for r in differ.itertuples():
+        print(f"  {r.table} {r.cell}: " + " -> ".join(_verdicts(r, name) for name in runs))
     return table
+
+
+def _verdicts(row, name: str) -> str:
+    """A cell's (or claim's) verdicts under one kernel set, in words."""
+    if row.table == "claims":
+        return f"{name}: {getattr(row, f'status_{name}')}"
+    return (f"{name} ({getattr(row, f'kernels_{name}')}): existence "
+            f"{getattr(row, f'cell_existence_{name}')}, reliability "
+            f"[{getattr(row, f'cell_reliability_lo_{name}'):.2f}, "
+            f"{getattr(row, f'cell_reliability_hi_{name}'):.2f}], "
+            f"{getattr(row, f'cell_verdict_{name}')}")
 
 
 def _table_of(path: Path) -> str:
