@@ -171,7 +171,7 @@ TM = section("trained_models")
 #: What every trained-models job gets besides its settings: the root seed, torch threads, device,
 #: the number of seeds and the plateau rule.
 TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"], "seeds": TM["seeds"],
-          "min_gain": TM["min_gain"], "lr_decay": TM["lr_decay"]}
+          "lr_decay": TM["lr_decay"]}
 
 
 def _tm(name: str, *keys: str) -> dict:
@@ -180,9 +180,9 @@ def _tm(name: str, *keys: str) -> dict:
 
 
 _TM_ENCODER = ("n", "vocab", "d_model", "heads", "lr", "batch", "budget", "every", "window",
-               "eval_size")
+               "min_gain", "eval_size")
 _TM_DATA = ("vocab_size", "d", "n", "n_classes")
-_TM_PROTOCOL = ("budget", "window", "every")
+_TM_PROTOCOL = ("budget", "window", "min_gain", "every")
 #: Keywords of ``experiments.trained_models.memorization.memorization_rows`` but ``arm``.
 TM_MEMORIZATION = {**TM_RUN, **TM["memorization"]}
 #: Keywords of ``heads_rows`` but ``heads`` and ``size``; the (heads, head size) of ci.yaml.

@@ -30,13 +30,12 @@ TM_MIXERS = [
 # jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
 TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
-# what every job gets: the root seed, torch threads and device, seeds and the plateau rule
+# what every job gets: the root seed, torch threads and device, seeds and the learning-rate decay
 TM_PARAMS = dict(
     seed=config["seed"],
     threads=TM_CFG["threads"],
     device=TM_CFG["device"],
     seeds=TM_CFG["seeds"],
-    min_gain=TM_CFG["min_gain"],
     lr_decay=TM_CFG["lr_decay"],
 )
 
@@ -45,6 +44,8 @@ TM_PARAMS = dict(
 tm_settings = lambda section, *keys: settings(TM, section, *keys)
 
 
+# the protocol of a task family: its budget, plateau window and gain, evaluation interval
+TM_PROTOCOL = ("budget", "window", "min_gain", "every")
 # the settings every encoder job (copy, mixers) uses
 TM_ENCODER = (
     "n",
@@ -53,14 +54,10 @@ TM_ENCODER = (
     "heads",
     "lr",
     "batch",
-    "budget",
-    "every",
-    "window",
     "eval_size",
+    *TM_PROTOCOL,
 )
 TM_DATA = ("vocab_size", "d", "n", "n_classes")
-# the protocol of a task family: its budget, plateau window and evaluation interval
-TM_PROTOCOL = ("budget", "window", "every")
 # (seconds, peak bytes) of each job from the cost model: the rules' runtime and mem_mb
 tm_memorize_cost = memorization_cost(
     seeds=TM_CFG["seeds"],

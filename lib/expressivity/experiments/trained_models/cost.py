@@ -42,9 +42,10 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int,
 
 
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,  # noqa: N803
-                      width: int, lr, budget: int, window: int, every: int) -> tuple[float, int]:
+                      width: int, lr, budget: int, window: int, min_gain: float,
+                      every: int) -> tuple[float, int]:
     """One memorization arm: the seeds side by side for every learning rate."""
-    del vocab_size, n_classes, window  # they do not change the (budget-bound) cost noticeably
+    del vocab_size, n_classes, window, min_gain  # no change to the (budget-bound) cost
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
                                                     mixing=n + d, epochs=budget + 1, every=every)
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n)
@@ -52,9 +53,9 @@ def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes:
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
                n_classes: int, N: int, width: int, lr, budget: int, window: int,  # noqa: N803
-               every: int) -> tuple[float, int]:
+               min_gain: float, every: int) -> tuple[float, int]:
     """One (heads, head size) cell of the ablation."""
-    del vocab_size, n_classes, window
+    del vocab_size, n_classes, window, min_gain
     mixing = heads * (head_size * (n + 2 * d) + n)
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
                                                     mixing=mixing, epochs=budget + 1, every=every)
@@ -62,11 +63,11 @@ def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: in
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,  # noqa: N803
-               widths: Sequence[int], lr, budget: int, window: int,
+               widths: Sequence[int], lr, budget: int, window: int, min_gain: float,
                every: int) -> tuple[float, int]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""
-    del vocab_size, n_classes, window
+    del vocab_size, n_classes, window, min_gain
     cells = sorted(widths)[-len(widths).bit_length():]
     seconds = START_SECONDS + _grid(lr) * sum(
         _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
@@ -86,18 +87,18 @@ def _encoder(*, seeds: int, layers: int, n: int, d_model: int, lr, batch: int, b
 
 
 def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
-              batch: int, budget: int, every: int, window: int,
+              batch: int, budget: int, every: int, window: int, min_gain: float,
               eval_size: int) -> tuple[float, int]:
     """One (pattern, depth) cell of the copying task."""
-    del vocab, heads, window
+    del vocab, heads, window, min_gain
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
                     budget=budget, every=every, eval_size=eval_size)
 
 
 def mixers_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
-                budget: int, every: int, window: int, eval_size: int,
+                budget: int, every: int, window: int, min_gain: float, eval_size: int,
                 depth: int) -> tuple[float, int]:
     """One token-mixing model of the counting task (attention counted for every layer)."""
-    del vocab, heads, window
+    del vocab, heads, window, min_gain
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
                     budget=budget, every=every, eval_size=eval_size)
