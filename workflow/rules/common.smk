@@ -246,11 +246,23 @@ def claim_tables(stage):
     return [table(stage, name) for name in names]
 
 
+def claims_module(stage):
+    """The file of a stage's claims: ``claims/<stage>.py`` or the package's ``__init__.py`` (whose
+    imports of its topic modules lib_deps follows)."""
+    package = LIB / "claims" / stage / "__init__.py"
+    return str(package if package.is_file() else LIB / "claims" / f"{stage}.py")
+
+
 def stage_outputs(stage):
-    """Every table and figure of a stage, and its claims table."""
+    """Every table and figure of a stage, its claims table and its power simulations."""
     figures = [path for name in FIGURES[stage] for path in figure(stage, name)]
     tables = [table(stage, name) for name in TABLES[stage]]
-    return [*figures, *tables, f"results/claims/{stage}.csv"]
+    return [
+        *figures,
+        *tables,
+        f"results/claims/{stage}.csv",
+        f"results/claims/power/{stage}.csv",
+    ]
 
 
 def within_limits(job_rule, key, limit, unit, scale):

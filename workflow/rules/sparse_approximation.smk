@@ -82,6 +82,7 @@ TABLES[SA] = {
         for value in values
     ),
     "jl_check": COMPUTED,
+    "d_min_reference": COMPUTED,
     "logit_error": gathered(
         expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_SWEEP["k"])
     ),
@@ -206,6 +207,29 @@ rule sa_vary:
         value=sa_vary_value,
     script:
         script_path(SA, "vary")
+
+
+rule sa_reference:
+    """The exact-rule reference d_ref at every (n, k) of the sweep and of the mass-calibrated sweep:
+    a row-exact Gaussian model of the search's decision rule (no sweep table is read)."""
+    input:
+        lib=script_deps(SA, "reference"),
+    output:
+        table_output(SA, "d_min_reference"),
+    log:
+        f"logs/{SA}/reference.log",
+    benchmark:
+        f"{SA_BENCH}/reference.tsv"
+    conda:
+        ENV
+    params:
+        **sa_settings("target", "R", "eps_ratio", "eps_zero"),
+        seed=config["seed"],
+        search=settings(SA, "search", "d_start", "resolution", "min_step"),
+        sweep=SA_SWEEP,
+        mass=SA_MASS,
+    script:
+        script_path(SA, "reference")
 
 
 rule sa_jl:
@@ -335,10 +359,12 @@ rule sa_optimised:
 
 
 rule sa_models:
-    """Growth of d_min in n: out-of-sample models, ratio to the prediction, local slopes, n*."""
+    """Growth of d_min in n: out-of-sample models, ratio to the exact-rule reference, local
+    slopes, n*."""
     input:
         sweep=table(SA, "sweep"),
         mass=table(SA, "mass"),
+        reference=table(SA, "d_min_reference"),
         lib=script_deps(SA, "models"),
     output:
         **{
