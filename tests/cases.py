@@ -114,6 +114,10 @@ SA_MASS = {**{key: SA[key] for key in ("target", "R", "eps_ratio", "delta")}, "s
 SA_MASS_POINTS = sweep_points(SA["mass"])
 #: Keywords of ``models.models_tables`` but the tables.
 SA_MODELS = {"seed": SEED, **SA["models"]}
+#: Keywords of ``reference.reference_table`` (the exact-rule reference of both series).
+SA_REFERENCE = {**{key: SA[key] for key in ("target", "R", "eps_ratio", "eps_zero")}, "seed": SEED,
+                "search": {key: SA["search"][key] for key in ("d_start", "resolution", "min_step")},
+                "sweep": SA["sweep"], "mass": SA["mass"]}
 #: Keywords of ``vary_table`` but ``varied, value``.
 SA_VARY = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], **_sa("vary", "n", "k", "trials")}
 #: Keywords of ``jl_table`` (the sweep's n up to ``jl.n_max``).

@@ -16,6 +16,7 @@ from cases import (
     SA_MASS,
     SA_MASS_POINTS,
     SA_MODELS,
+    SA_REFERENCE,
     SA_SWEEP,
     SA_SWEEP_POINTS,
     SA_VARY,
@@ -23,6 +24,7 @@ from cases import (
 
 from expressivity.experiments.sparse_approximation.construction import example_table
 from expressivity.experiments.sparse_approximation.models import models_tables
+from expressivity.experiments.sparse_approximation.reference import reference_table
 from expressivity.experiments.sparse_approximation.searches import (
     error_table,
     mass_table,
@@ -84,19 +86,25 @@ def test_mass_calibrated_rows_bound_the_mass_and_pair_with_the_sweep(mass, sweep
     assert (both["d_min"] > both["d_min_sweep"]).all()  # a mass bound costs d
 
 
-def test_models_tables_describe_both_series(sweep, mass):
-    tables = models_tables(sweep=sweep, mass=mass, **SA_MODELS)
+@pytest.fixture(scope="module")
+def reference():
+    return reference_table(**SA_REFERENCE)
+
+
+def test_models_tables_describe_both_series(sweep, mass, reference):
+    tables = models_tables(sweep=sweep, mass=mass, reference=reference, **SA_MODELS)
     assert set(tables) == {"out_of_sample", "model_comparison", "flatness", "local_slopes",
                            "crossover", "medians"}
     comp = tables["model_comparison"]
     assert set(comp["model"]) == {"log", "power", "log_power"}
     assert ((comp["mean_error_lo"] <= comp["mean_error"] + 1e-12)
             | (comp["mean_error"] <= comp["mean_error_hi"] + 1e-12)).all()
-    assert set(tables["flatness"]["by"]) == {"prediction", "ln n", "per-entry"}
+    assert set(tables["flatness"]["by"]) == {"exact rule", "ln n", "per-entry"}
+    assert (tables["flatness"]["margin"] > 0).all()
     assert set(tables["medians"]["series"]) == {"per-entry", "mass-calibrated"}
     med = tables["medians"]
     assert (med["d_min_lo"] <= med["d_min"]).all() and (med["d_min"] <= med["d_min_hi"]).all()
-    again = models_tables(sweep=sweep, mass=mass, **SA_MODELS)
+    again = models_tables(sweep=sweep, mass=mass, reference=reference, **SA_MODELS)
     for name, table in tables.items():  # same inputs, same bytes
         pd.testing.assert_frame_equal(table, again[name])
 

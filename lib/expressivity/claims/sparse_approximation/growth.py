@@ -24,6 +24,7 @@ from expressivity.claims.sparse_approximation.common import (
     rows,
     trials,
 )
+from expressivity.experiments.sparse_approximation.models import MARGIN_EXPONENT
 from expressivity.growth_models import (
     FITS_ON,
     bootstrap_errors,
@@ -32,7 +33,6 @@ from expressivity.growth_models import (
     replicates_of,
     rms,
 )
-from expressivity.experiments.sparse_approximation.models import MARGIN_EXPONENT
 from expressivity.slope_tests import BEYOND, EQUIVALENT, equivalence, lines
 
 #: The alternatives of the out-of-sample claims: (name, model, fixed exponent or None = fitted).
@@ -85,7 +85,7 @@ def _out_of_sample_power(t, rng) -> list[Power]:
                 rejected |= (lo > 0) | (hi < 0)
         out.append(Power(name, REPLICATES, int(rejected.sum()),
                          f"{len(series)} series x {len(FITS_ON)} fits, {INNER_RESAMPLES} "
-                         f"bootstrap resamples each (the claim's own use {int(_comparison(t, PER_ENTRY)['resamples'].iloc[0])})"))
+                         "bootstrap resamples each"))
     return out
 
 
@@ -191,7 +191,7 @@ def _flat_power(series: str, table: str):
         out = []
         for a in (MARGIN_EXPONENT, 1.0):
             passes = np.ones(REPLICATES, dtype=bool)
-            for k, quantity, n, ratio in trials(t, table, series):
+            for _, _, n, ratio in trials(t, table, series):
                 if np.unique(n).size < 3:
                     continue
                 reps = replicates_of("log_power", n, ratio, rng, REPLICATES, a)

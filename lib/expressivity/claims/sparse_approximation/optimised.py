@@ -14,6 +14,7 @@ from expressivity.fit import line_fit
 from expressivity.growth_models import resamples_of
 from expressivity.slope_tests import lines
 
+
 def _optimised(t):
     """The optimised-inputs table's rows whose random construction found a d_min."""
     df = t["optimised_inputs"]
