@@ -14,6 +14,7 @@ from cases import (
     MEM_THEORY,
     MEM_THEORY_POINTS,
 )
+from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.claims import stage_claims
 from expressivity.experiments.memorization.contrast import hardmax_contrast
@@ -111,20 +112,17 @@ def test_every_claim_has_its_three_cases():
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_claim_passes(tables, claim_id):
-    row = CLAIMS[claim_id].judge(tables)
-    assert row["status"] == "pass", row["note"]
+    assert_passes(CLAIMS[claim_id], tables)
 
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_claim_fails_when_contradicted(tables, claim_id):
-    row = CLAIMS[claim_id].judge(CONTRADICTED[claim_id](tables))
-    assert row["status"] == "fail", row["note"]
+    assert_fails(CLAIMS[claim_id], CONTRADICTED[claim_id](tables))
 
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_missing_evidence_is_not_evaluated(tables, claim_id):
-    row = CLAIMS[claim_id].judge(MISSING[claim_id](tables))
-    assert row["status"] == "not evaluated" and row["reason"] and not row["passed"], row["note"]
+    assert_not_evaluated(CLAIMS[claim_id], MISSING[claim_id](tables))
 
 
 def test_parameters_linear_judges_the_series_in_range_only(tables):

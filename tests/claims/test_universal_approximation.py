@@ -22,6 +22,7 @@ from cases import (
     UA_STAIRCASE,
     UA_TARGETS,
 )
+from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.approximation_rate import derived_slope
 from expressivity.claims import stage_claims
@@ -207,21 +208,17 @@ def test_every_claim_has_its_three_cases():
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_claim_passes(tables, claim_id):
-    row = CLAIMS[claim_id].judge(claim_tables(tables, claim_id))
-    assert row["status"] == "pass", row["note"]
-    assert not CLAIMS[claim_id].statistical or row["power"] >= 0.8, row["note"]
+    assert_passes(CLAIMS[claim_id], claim_tables(tables, claim_id))
 
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_claim_fails_when_contradicted(tables, claim_id):
-    row = CLAIMS[claim_id].judge(CONTRADICTED[claim_id](claim_tables(tables, claim_id)))
-    assert row["status"] == "fail", row["note"]
+    assert_fails(CLAIMS[claim_id], CONTRADICTED[claim_id](claim_tables(tables, claim_id)))
 
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_missing_evidence_is_not_evaluated(tables, claim_id):
-    row = CLAIMS[claim_id].judge(MISSING[claim_id](claim_tables(tables, claim_id)))
-    assert row["status"] == "not evaluated" and row["reason"] and not row["passed"], row["note"]
+    assert_not_evaluated(CLAIMS[claim_id], MISSING[claim_id](claim_tables(tables, claim_id)))
 
 
 def test_the_ci_deltas_cannot_decide_the_rate(tables):
