@@ -16,7 +16,11 @@ trial (``"all"``). The spread comes from a bootstrap over trials (resampled with
 procedure repeated).
 
 Also here: the local log-log slope between consecutive n (a power law keeps it constant, the log
-model makes it fall like 1 / ln n) and the crossover n* where a median falls below n.
+model makes it fall like 1 / ln n), the crossover n* where a median falls below n with its bootstrap
+interval, and what the claims' power simulations draw: series from a fitted model with the measured
+spread resampled within each n (``replicates_of``; every function here also takes many series at
+once, trials on the last axis), and the drift per unit ln n a factor (ln n)^a adds (``drift``, an
+equivalence margin).
 """
 
 from __future__ import annotations
