@@ -17,6 +17,7 @@ from expressivity.claims import (
     not_evaluated,
     on_items,
     registry,
+    statistical_findings,
     summary_line,
 )
 
@@ -93,6 +94,7 @@ def test_registry_lists_statistical_findings_and_every_kind():
     assert {c.kind for c in claims} <= set(KINDS)
     statistical = [c for c in claims if c.statistical]
     assert statistical and all(c.kind == "finding" and c.alternatives for c in statistical)
+    assert statistical_findings() == [c.id for c in statistical]
     table = markdown_table()
     for kind in KINDS:
         assert f"**{kind.capitalize()}s**" in table

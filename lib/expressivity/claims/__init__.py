@@ -248,6 +248,11 @@ def registry() -> list[Claim]:
     return claims
 
 
+def statistical_findings() -> list[str]:
+    """The ids of the statistical findings: those with a power simulation (``Claim.power``)."""
+    return [c.id for c in registry() if c.statistical]
+
+
 def stage_claims(stage: str) -> list[Claim]:
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from expressivity.claims import POWER_COLUMNS, registry, summary_line
+from expressivity.claims import POWER_COLUMNS, registry, statistical_findings, summary_line
 from expressivity.io import read_table, write_table
 from expressivity.joblog import job_log
 
@@ -28,7 +28,7 @@ if list(table["id"]) != registered:
                      f"registered claims (missing: {missing}; not registered or repeated: {extra})")
 parts = [read_power(p) for p in snakemake.input.power]
 power = pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
-unpowered = sorted({c.id for c in registry() if c.statistical} - set(power["claim"]))
+unpowered = sorted(set(statistical_findings()) - set(power["claim"]))
 if unpowered:
     log.info(f"statistical findings without a power row (their tables held too little to "
              f"simulate; not evaluated): {', '.join(unpowered)}")
