@@ -62,7 +62,7 @@ with figure(1, 3, figsize=(13, 4.2)) as (fig, axes):
                         + extra, transform=ax.transAxes, fontsize=7, va="top")
     a.set_ylabel("median d_min")
     b.set_ylabel("d_min(mass-calibrated) / d_min(per-entry)")
-    c.set_ylabel("d_min / d_ref (mass-calibrated exact-rule reference)")
+    c.set_ylabel("d_min / d_ref (mass-calibrated)")
     c.axhline(1.0, color="0.3", lw=0.8, ls=":")
     c.set_ylim(bottom=0)
     for ax, where in zip(axes, ("upper left", "lower right", "lower right"), strict=True):
