@@ -4,9 +4,8 @@ per kind of job, so that each job depends only on the mathematics it uses:
 * ``searches``: d_min of random trials (the sweep over n and k, its mass-calibrated variant, the
   tolerances varied one at a time), the construction at the JL bound, the logit error against d;
 * ``construction``: one fixed module for many targets, and the heatmap example;
-* ``reference``: the exact-rule reference d_ref at every (n, k) of both sweeps (``d_min_reference``);
 * ``models``: what the sweep's d_min says about the growth in n (out-of-sample model comparison,
-  the ratio to the exact-rule reference, local slopes, the crossover n*).
+  the ratio to the Gaussian-maximum prediction, local slopes, the crossover n*).
 
 Each ``*_table`` function builds the table of one workflow job from the job's wildcards and its
 config section (``sparse_approximation`` in ``config/*.yaml``), all by keyword, and draws its
