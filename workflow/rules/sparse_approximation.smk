@@ -2,8 +2,8 @@
 # Choromanski & Weller 2021/2023). The construction and the precision notion are our
 # reconstruction (shared/papers/likhosherstov.md); the mathematics is in lib/expressivity/
 # (sparse_target, approximation_check, fixed_module, random_projection, one_pass_search,
-# torch_search, attention_mass, growth_models, optimised_inputs, norm_bounds), the rows of each
-# job in lib/expressivity/experiments/sparse_approximation/.
+# torch_search, d_min_reference, attention_mass, growth_models, optimised_inputs, norm_bounds),
+# the rows of each job in lib/expressivity/experiments/sparse_approximation/.
 import math
 
 # imported under the stage's prefix: every rules file shares one namespace
@@ -211,7 +211,8 @@ rule sa_vary:
 
 rule sa_reference:
     """The exact-rule reference d_ref at every (n, k) of the sweep and of the mass-calibrated sweep:
-    a row-exact Gaussian model of the search's decision rule (no sweep table is read)."""
+    a row-exact Gaussian model of the search's decision rule (no sweep table is read).
+    """
     input:
         lib=script_deps(SA, "reference"),
     output:
