@@ -26,6 +26,7 @@ equivalence margin).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -257,9 +258,8 @@ def crossover_interval(n, d, rng: np.random.Generator, resamples: int,
     boot = crossovers(ns, np.stack([np.median(D[..., n == v], axis=-1) for v in ns], -1) / ns)
     tail = 100 * (1 - level) / 2
     crossed = np.isfinite(boot)
-    with np.errstate(all="ignore"):
-        lo = np.where(crossed.any(axis=-1), np.nanpercentile(np.where(crossed, boot, np.nan),
-                                                             tail, axis=-1), np.nan)
-        hi = np.where(crossed.all(axis=-1), np.nanpercentile(np.where(crossed, boot, np.nan),
-                                                             100 - tail, axis=-1), np.nan)
-    return point, lo, hi
+    with warnings.catch_warnings():  # a series no resample crosses: its lo is NaN, as it should
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
+    return point, np.where(crossed.any(axis=-1), lo, np.nan), np.where(
+        crossed.all(axis=-1), hi, np.nan)
