@@ -64,18 +64,19 @@ def tables():
     }
 
 
-def rates(slope=derived_slope, inv_delta=(8, 12, 16, 24, 32, 48, 64), noise=0.03, seed=0):
-    """A synthetic approximation table: Kajitsuka & Sato's three-layer route on two targets at
-    d = 1, n = 3, whose L^p error falls like delta^slope(route, d, p) with a multiplicative
-    Monte-Carlo noise (its standard error beside it)."""
+def rates(slope=derived_slope, inv_delta=(8, 12, 16, 24, 32, 48, 64), noise=0.03, seed=0,
+          route="kajitsuka_sato"):
+    """A synthetic approximation table: one route (Kajitsuka & Sato's three layers by default) on
+    two targets at d = 1, n = 3, whose L^p error falls like delta^slope(route, d, p) with a
+    multiplicative Monte-Carlo noise (its standard error beside it)."""
     rng = np.random.default_rng(seed)
     rows = []
     for target in ("sin_mean", "softmax_average"):
         for m in inv_delta:
-            row = {"target": target, "route": "kajitsuka_sato", "d": 1, "n": 3, "inv_delta": m,
+            row = {"target": target, "route": route, "d": 1, "n": 3, "inv_delta": m,
                    "delta": 1 / m, "status": "computed"}
             for p in (1, 2):
-                error = (1 / m) ** slope("kajitsuka_sato", 1, p) * math.exp(noise * rng.normal())
+                error = (1 / m) ** slope(route, 1, p) * math.exp(noise * rng.normal())
                 row[f"L{p}"], row[f"L{p}_se"] = error, noise * error
             rows.append(row)
     return pd.DataFrame(rows)
@@ -233,3 +234,12 @@ def test_a_noisy_rate_is_underpowered():
     replicates: not evaluated (underpowered), never passed."""
     row = CLAIMS[RATE].judge({"approximation": rates(noise=0.4, seed=1)})
     assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
+
+
+def test_a_rate_inside_the_pre_asymptotic_band_is_underpowered():
+    """Yun et al.'s L^2 error at d = 1: the two-term model's band before the limit reaches slope 1,
+    the alternative without an exceptional set, so a series at slope 1 would pass as
+    pre-asymptotic: the design cannot exclude it, and the claim is not evaluated."""
+    row = CLAIMS[RATE].judge({"approximation": rates(route="yun")})
+    assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
+    assert "yun/L2 at slope 1" in row["note"]
