@@ -69,24 +69,58 @@ def _out_of_sample(t):
                        f"interval (level {log['level'].iloc[0]:.3f} each): {text}")
 
 
-def _out_of_sample_power(t, rng) -> list[Power]:
-    series, level = _series(t)
-    if not series:
-        return []
+def _per_k_power(alternatives, rejects, design: str):
+    """A power simulation of an out-of-sample claim: for each alternative ``(name, model,
+    exponent)`` and each k, series of every quantity drawn from the model fitted to that k's
+    trials; ``rejects(n, reps, fit_on, rng)`` says in which replicates the claim's test on one
+    series and fit fails. One row per (alternative, k): the claim speaks for every k, so each k
+    must tell its alternative apart (a k the design cannot decide makes the claim underpowered)."""
+
+    def power(t, rng) -> list[Power]:
+        series, _ = _series(t)
+        out = []
+        for name, model, exponent in alternatives:
+            for k in sorted({s[0] for s in series}):
+                rejected = np.zeros(REPLICATES, dtype=bool)
+                mine = [(n, d) for kk, _, n, d in series if kk == k]
+                for n, d in mine:
+                    reps = replicates_of(model, n, d, rng, REPLICATES, exponent)
+                    for fit_on in FITS_ON:
+                        rejected |= rejects(n, reps, fit_on, rng, t)
+                out.append(Power(f"{name} at k = {k}", REPLICATES, int(rejected.sum()),
+                                 f"{len(mine)} quantities x {len(FITS_ON)} fits at k = {k}; "
+                                 + design))
+        return out
+
+    return power
+
+
+def _interval_excludes_zero(n, reps, fit_on, rng, t):
+    """The out-of-sample test: the bootstrap interval of the log model's mean error excludes 0."""
+    _, level = _series(t)
     tail = 100 * (1 - level) / 2
-    out = []
-    for name, model, exponent in (POWER_LAW, LOG_SQUARED):
-        rejected = np.zeros(REPLICATES, dtype=bool)
-        for _, _, n, d in series:
-            reps = replicates_of(model, n, d, rng, REPLICATES, exponent)
-            for fit_on in FITS_ON:
-                mean = bootstrap_errors(n, reps, fit_on, rng, INNER_RESAMPLES)["log"].mean(-1)
-                lo, hi = np.percentile(mean, [tail, 100 - tail], axis=-1)
-                rejected |= (lo > 0) | (hi < 0)
-        out.append(Power(name, REPLICATES, int(rejected.sum()),
-                         f"{len(series)} series x {len(FITS_ON)} fits, {INNER_RESAMPLES} "
-                         "bootstrap resamples each"))
-    return out
+    mean = bootstrap_errors(n, reps, fit_on, rng, INNER_RESAMPLES)["log"].mean(-1)
+    lo, hi = np.percentile(mean, [tail, 100 - tail], axis=-1)
+    return (lo > 0) | (hi < 0)
+
+
+def _power_law_not_worse(n, reps, fit_on, rng, t):
+    err = out_of_sample_errors(n, reps, fit_on)
+    return rms(err["log"]) / rms(err["power"]) >= 1
+
+
+def _log_power_significantly_better(n, reps, fit_on, rng, t):
+    boot = bootstrap_errors(n, reps, fit_on, rng, INNER_RESAMPLES)
+    return (rms(boot["log_power"]) < rms(boot["log"])).mean(axis=-1) >= 0.95
+
+
+BOOTSTRAP_DESIGN = f"{INNER_RESAMPLES} bootstrap resamples each"
+_out_of_sample_power = _per_k_power((POWER_LAW, LOG_SQUARED), _interval_excludes_zero,
+                                    BOOTSTRAP_DESIGN)
+_beats_power_law_power = _per_k_power((POWER_LAW,), _power_law_not_worse,
+                                      "point RMS errors as the claim")
+_log_power_power = _per_k_power((LOG_SQUARED,), _log_power_significantly_better,
+                                BOOTSTRAP_DESIGN)
 
 
 def _versus(alternative: str, log_better: bool):
@@ -113,38 +147,6 @@ def _versus(alternative: str, log_better: bool):
         return Measurement(float(worst), "float64", f"judged on the larger n of each k: {text}")
 
     return evaluate
-
-
-def _beats_power_law_power(t, rng) -> list[Power]:
-    series, _ = _series(t)
-    if not series:
-        return []
-    name, model, exponent = POWER_LAW
-    rejected = np.zeros(REPLICATES, dtype=bool)
-    for _, _, n, d in series:
-        reps = replicates_of(model, n, d, rng, REPLICATES, exponent)
-        for fit_on in FITS_ON:
-            err = out_of_sample_errors(n, reps, fit_on)
-            rejected |= rms(err["log"]) / rms(err["power"]) >= 1
-    return [Power(name, REPLICATES, int(rejected.sum()),
-                  f"{len(series)} series x {len(FITS_ON)} fits, point RMS errors as the claim")]
-
-
-def _log_power_power(t, rng) -> list[Power]:
-    series, _ = _series(t)
-    if not series:
-        return []
-    name, model, exponent = LOG_SQUARED
-    rejected = np.zeros(REPLICATES, dtype=bool)
-    for _, _, n, d in series:
-        reps = replicates_of(model, n, d, rng, REPLICATES, exponent)
-        for fit_on in FITS_ON:
-            boot = bootstrap_errors(n, reps, fit_on, rng, INNER_RESAMPLES)
-            beats = (rms(boot["log_power"]) < rms(boot["log"])).mean(axis=-1)
-            rejected |= beats >= 0.95
-    return [Power(name, REPLICATES, int(rejected.sum()),
-                  f"{len(series)} series x {len(FITS_ON)} fits, {INNER_RESAMPLES} bootstrap "
-                  "resamples each")]
 
 
 def flat_verdicts(df) -> np.ndarray:
