@@ -9,6 +9,8 @@ from expressivity.claims import POWER_COLUMNS, registry, statistical_findings, s
 from expressivity.io import read_table, write_table
 from expressivity.joblog import job_log
 
+log = job_log(snakemake)
+
 
 def read_power(path: str) -> pd.DataFrame:
     """A stage's power table; a stage without statistical findings writes its header alone, which
@@ -18,7 +20,6 @@ def read_power(path: str) -> pd.DataFrame:
     return read_table(path, POWER_COLUMNS)
 
 
-log = job_log(snakemake)
 table = pd.concat([read_table(p, ["id", "status"]) for p in snakemake.input.stages], ignore_index=True)
 registered = [claim.id for claim in registry()]
 if list(table["id"]) != registered:

@@ -106,7 +106,8 @@ def _interval_excludes_zero(n, reps, fit_on, rng, t):
 
 def _power_law_not_worse(n, reps, fit_on, rng, t):
     err = out_of_sample_errors(n, reps, fit_on)
-    return rms(err["log"]) / rms(err["power"]) >= 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # both exact (0 / 0): not better
+        return ~(rms(err["log"]) / rms(err["power"]) < 1)
 
 
 def _log_power_significantly_better(n, reps, fit_on, rng, t):
