@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cases import (
+    ROOT,
     SA_ERROR,
     SA_EXAMPLE,
     SA_MASS,
@@ -158,7 +159,7 @@ def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
 def test_the_benchmark_runs_and_reports_every_ratio():
     """benchmarks/sparse_approximation.py at a small n: it runs and prints each comparison (the
     ratios themselves are measurements, never asserted)."""
-    script = Path(__file__).parents[2] / "benchmarks" / "sparse_approximation.py"
+    script = ROOT / "benchmarks" / "sparse_approximation.py"
     out = subprocess.run([sys.executable, str(script), "--n", "128", "--k", "2"], check=True,
                          capture_output=True, text=True).stdout
     for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon",
