@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from expressivity.contextual_mapping import code_separation, contextual_properties, softmax_deviation
-from expressivity.experiments import universal_approximation as ua
+from expressivity.experiments.universal_approximation import approximation, lemma6, patterns, polynomial
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import (
     codes,
@@ -85,31 +85,31 @@ CALLS = [
     ("float64-formula-m-one", lambda: float64_exact_by_formula(1, 1, 2), "1/delta"),
     ("float64-formula-d-zero", lambda: float64_exact_by_formula(2, 0, 2), "d"),
     # the stage's jobs
-    ("lemma6-budget-nan", lambda: ua.lemma6_check(**{**LEMMA6, "grid_budget": NAN}), "budget"),
-    ("approximation-inv-delta-empty", lambda: ua.approximation_table(**{**APPROX,
+    ("lemma6-budget-nan", lambda: lemma6.lemma6_check(**{**LEMMA6, "grid_budget": NAN}), "budget"),
+    ("approximation-inv-delta-empty", lambda: approximation.approximation_table(**{**APPROX,
                                                                         "inv_delta": []}),
      "inv_delta"),
-    ("approximation-budget-nan", lambda: ua.approximation_table(**{**APPROX, "grid_budget": NAN}),
+    ("approximation-budget-nan", lambda: approximation.approximation_table(**{**APPROX, "grid_budget": NAN}),
      "grid_budget"),
-    ("approximation-samples-nan", lambda: ua.approximation_table(**{**APPROX, "samples": NAN}),
+    ("approximation-samples-nan", lambda: approximation.approximation_table(**{**APPROX, "samples": NAN}),
      "samples"),
-    ("assumption-n-empty", lambda: ua.assumption_table(n=[], names=["dense"], seed=1), "n"),
-    ("assumption-names-empty", lambda: ua.assumption_table(n=[8], names=[], seed=1), "names"),
-    ("sparse-mapping-budget-nan", lambda: ua.sparse_mapping_table(**{**SPARSE,
+    ("assumption-n-empty", lambda: patterns.assumption_table(n=[], names=["dense"], seed=1), "n"),
+    ("assumption-names-empty", lambda: patterns.assumption_table(n=[8], names=[], seed=1), "names"),
+    ("sparse-mapping-budget-nan", lambda: patterns.sparse_mapping_table(**{**SPARSE,
                                                                      "grid_budget": NAN}),
      "grid_budget"),
-    ("sparse-mapping-no-grid", lambda: ua.sparse_mapping_table(**{**SPARSE, "grid_budget": 2}),
+    ("sparse-mapping-no-grid", lambda: patterns.sparse_mapping_table(**{**SPARSE, "grid_budget": 2}),
      "grid_budget"),
-    ("staircase-d-empty", lambda: ua.staircase_table(**{**STAIR, "d": []}), "d"),
-    ("staircase-blocks-zero", lambda: ua.staircase_table(**{**STAIR, "max_blocks": 0}),
+    ("staircase-d-empty", lambda: polynomial.staircase_table(**{**STAIR, "d": []}), "d"),
+    ("staircase-blocks-zero", lambda: polynomial.staircase_table(**{**STAIR, "max_blocks": 0}),
      "max_blocks"),
-    ("staircase-n-test-nan", lambda: ua.staircase_table(**{**STAIR, "n_test": NAN}), "n_test"),
-    ("regression-sigma-nan", lambda: ua.regression_table(**{**REGRESSION, "sigma": NAN}), "sigma"),
-    ("regression-repeats-zero", lambda: ua.regression_table(**{**REGRESSION, "repeats": 0}),
+    ("staircase-n-test-nan", lambda: polynomial.staircase_table(**{**STAIR, "n_test": NAN}), "n_test"),
+    ("regression-sigma-nan", lambda: polynomial.regression_table(**{**REGRESSION, "sigma": NAN}), "sigma"),
+    ("regression-repeats-zero", lambda: polynomial.regression_table(**{**REGRESSION, "repeats": 0}),
      "repeats"),
-    ("regression-n-train-empty", lambda: ua.regression_table(**{**REGRESSION, "n_train": []}),
+    ("regression-n-train-empty", lambda: polynomial.regression_table(**{**REGRESSION, "n_train": []}),
      "n_train"),
-    ("regression-degree-one", lambda: ua.regression_table(**{**REGRESSION, "degree": 1}),
+    ("regression-degree-one", lambda: polynomial.regression_table(**{**REGRESSION, "degree": 1}),
      "degree"),
 ]
 

@@ -11,7 +11,8 @@ from expressivity.contextual_mapping import (
     contextual_properties,
     softmax_deviation,
 )
-from expressivity.experiments.universal_approximation import lemma6_check, sparse_mapping_check
+from expressivity.experiments.universal_approximation.lemma6 import lemma6_check
+from expressivity.experiments.universal_approximation.patterns import sparse_mapping_check
 from expressivity.quantization import grid_digits
 from expressivity.reference.universal_approximation import run_integer_reference
 from expressivity.selective_shift import (

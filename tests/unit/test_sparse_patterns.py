@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from expressivity.assumption1 import assumption1, hamiltonian_path, reach_steps
 from expressivity.attention import Head, self_attention
-from expressivity.experiments.universal_approximation import assumption_table
+from expressivity.experiments.universal_approximation.patterns import assumption_table
 from expressivity.reference.universal_approximation import reach_steps_reference
 from expressivity.sparse_patterns import PATTERNS, pattern_masks
 

@@ -6,7 +6,7 @@ from cases import UA_APPROXIMATION
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.experiments.universal_approximation import approximation_table
+from expressivity.experiments.universal_approximation.approximation import approximation_table
 from expressivity.universal import (
     TARGETS,
     ks_route,

@@ -1,12 +1,18 @@
 # Stage: universal approximation (Yun et al. 2020a/b; Fang et al. 2022; Kajitsuka & Sato 2024
 # Prop. 1). Constructions are reconstructed (see shared/papers/yun_fang.md); claims say so.
 # imported under the stage's prefix: every rules file shares one namespace
-from expressivity.experiments.universal_approximation import (
+from expressivity.experiments.universal_approximation.approximation import (
     approximation_cost as ua_approximation_cost,
-    assumption_cost as ua_assumption_cost,
+)
+from expressivity.experiments.universal_approximation.lemma6 import (
     lemma6_cost as ua_lemma6_cost,
-    regression_cost as ua_regression_cost,
+)
+from expressivity.experiments.universal_approximation.patterns import (
+    assumption_cost as ua_assumption_cost,
     sparse_mapping_cost as ua_sparse_mapping_cost,
+)
+from expressivity.experiments.universal_approximation.polynomial import (
+    regression_cost as ua_regression_cost,
     staircase_cost as ua_staircase_cost,
 )
 
