@@ -218,6 +218,7 @@ class BrokenText:
     any_of: bool = False
 
 
+SEED_LINE = LINES.index(f"seed: {CI['seed']}\n")
 TEXT_CASES = [
     BrokenText(f"duplicate:{key}", with_line(i, LINES[i] * 2).encode(),
                (key, f"line {i + 2}: duplicate key", f"first at line {i + 1})"))
@@ -230,6 +231,19 @@ TEXT_CASES += [
     for how, line in malformed(i).items()
 ]
 TEXT_CASES += [
+    BrokenText(f"leading-zero:{key}", with_line(i, re.sub(r": (\d+)", r": 00\1", LINES[i])).encode(),
+               (f"line {i + 1}: key {key}: 00", "written with a leading zero"))
+    for i, key in key_lines()
+    if re.search(r": \d+\s*$", LINES[i])
+]
+TEXT_CASES += [
+    BrokenText("leading-zero-octal", with_line(SEED_LINE, "seed: 0012345\n").encode(),
+               (f"line {SEED_LINE + 1}: key seed: 0012345", "the octal number 5349; write 12345")),
+    BrokenText("leading-zero-not-octal", with_line(SEED_LINE, "seed: 012389\n").encode(),
+               (f"line {SEED_LINE + 1}: key seed: 012389", "the string '012389'; write 12389")),
+    BrokenText("leading-zero-list-item", b"".join(
+        (re.sub(r"\[(\d+)", r"[0\1", line) if line.strip().startswith("n: [") else line).encode()
+        for line in LINES), ("written with a leading zero", ".n.0: 0")),
     BrokenText("empty", b"", ("is empty",)),
     BrokenText("comments-only", b"# nothing here\n", ("is empty",)),
     BrokenText("top-level-list", b"- seed: 7\n", ("top level must be a mapping",)),
@@ -258,6 +272,17 @@ def test_duplicate_key_is_found_in_the_file_snakemake_already_loaded(tmp_path):
     first = LINES.index("hardmax_vs_softmax:\n") + 1
     assert (f"line {len(LINES) + 1}: duplicate key hardmax_vs_softmax (first at line {first})"
             in str(err.value))
+
+
+def test_leading_zero_is_found_in_the_file_snakemake_already_loaded(tmp_path):
+    """Snakemake loads ``seed: 0012345`` as 5349 before the Snakefile runs; the check reads the
+    file again and names the key."""
+    path = tmp_path / "octal.yaml"
+    path.write_text(CI_TEXT.replace(f"seed: {CI['seed']}\n", "seed: 0012345\n"))
+    config = yaml.safe_load(path.read_text())
+    assert config["seed"] == 5349
+    with pytest.raises(ConfigError, match=r"key seed: 0012345 is written with a leading zero"):
+        check_config(config, config_files=[path])
 
 
 @pytest.mark.parametrize("what", ["missing", "directory"])
