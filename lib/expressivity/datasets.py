@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 #: Relative slack on the norm bounds: a token drawn with norm exactly ``r_max`` may round above it.
 NORM_RTOL = 1e-12
 #: Above this many token sets, sample sets by rejection instead of enumerating them.
@@ -151,8 +153,7 @@ def token_separated_dataset(rng: np.random.Generator, vocab_size: int, d: int, n
     """
     for name, value, low in (("vocab_size", vocab_size, 1), ("d", d, 1), ("n", n, 1), ("N", N, 1),
                              ("n_classes", n_classes, 1)):
-        if not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        integer(name, value, low)
     if n > vocab_size:
         raise ValueError(f"n={n} distinct tokens per sequence need vocab_size >= n, got {vocab_size}")
     if not (0 < r_min <= r_max):

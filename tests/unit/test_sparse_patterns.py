@@ -120,9 +120,9 @@ def test_bad_input():
         pattern_masks("random", 8)
     with pytest.raises(ValueError, match="unknown parameter"):
         pattern_masks("window", 8, stride=2)
-    with pytest.raises(ValueError, match="w must be >= 1"):
+    with pytest.raises(ValueError, match="w must be an integer >= 1"):
         pattern_masks("strided", 8, w=0)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="sequence length n must be an integer >= 1"):
         pattern_masks("dense", 0)
 
 

@@ -107,7 +107,7 @@ def test_bad_input():
     X = sample(np.random.default_rng(0), 5, 3, 1)
     with pytest.raises(ValueError, match="known targets"):
         target("cubic", X)
-    with pytest.raises(ValueError, match="integer m >= 2"):
+    with pytest.raises(ValueError, match=r"1/delta .*must be an integer >= 2"):
         yun_route("sin_mean", X, 1, 100)
     with pytest.raises(ValueError, match="over the budget of 100"):
         yun_route("sin_mean", X, 16, 100)

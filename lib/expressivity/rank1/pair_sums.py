@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.rank1.contexts import Contexts
 
 _EPS = np.finfo(float).eps
@@ -155,8 +156,7 @@ def last_crossing_search(cx: Contexts, n_grid: int = 64) -> dict:
     Returns ``lam_last_crossing`` (0 when no pair ever crosses for ``lam >= 0``), the number of
     pairs and of crossing pairs.
     """
-    if not isinstance(n_grid, (int, np.integer)) or n_grid < 3:
-        raise ValueError(f"n_grid must be an integer >= 3, got {n_grid!r}")
+    integer("n_grid", n_grid, 3)
     lo, hi = cx.adjacent_pairs()
     if len(lo) == 0:
         return {"lam_last_crossing": 0.0, "pairs": 0, "crossing_pairs": 0}

@@ -5,7 +5,6 @@ import logging
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

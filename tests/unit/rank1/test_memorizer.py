@@ -21,7 +21,7 @@ from expressivity.experiments.memorization.parameters import parameter_table
 from expressivity.experiments.memorization.regimes import search_rows
 from expressivity.parameter_count import construction_parameters
 from expressivity.rank1.contexts import contexts
-from expressivity.rank1.layer import FLOAT64_DIGITS, lam_theory, output_scale
+from expressivity.rank1.layer import FLOAT64_DIGITS, Rank1Layer, lam_theory
 from expressivity.rank1.memorizer import memorize
 from expressivity.rank1.projection import draw_projection
 from expressivity.rank1.separation import separation_certified
@@ -38,7 +38,7 @@ def test_memorizer_at_lam_theory_reproduces_every_label():
     ds, v = small()
     lt = lam_theory(ds.n, ds.d, ds.vocab_size, ds.eps, ds.r_min)
     cx = contexts(ds, v)
-    need = separation_certified(ds, cx, v, lt, output_scale(ds.eps, ds.r_max), v)["digits_needed"]
+    need = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lt)).digits_needed
     res = memorize(ds, v, lt, int(need))
     assert res.n_correct == res.n_points == ds.N * ds.n
     assert res.lam == lt and res.digits_needed == int(need)

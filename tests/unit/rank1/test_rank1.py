@@ -101,15 +101,15 @@ def test_rank1_attention_is_the_same_for_every_order_of_the_keys(seed, n, lam):
 @given(seed=st.integers(0, 10**6), lam=st.sampled_from([0.0, 0.3, 2.0, 8.0]))
 def test_certified_agrees_with_direct_arb_and_brute_force(seed, lam):
     ds, v, cx, alpha = setup(seed, V=5, d=3, n=3)
-    cert = separation_certified(ds, cx, v, lam, alpha, v)
-    direct = separation_arb(ds, cx, v, lam, alpha, v, digits=60)
-    assert cert["certified"] and direct["certified"]
-    assert math.isclose(cert["log10_delta_same"], direct["log10_delta_same"], abs_tol=1e-6)
+    cert = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam))
+    direct = separation_arb(ds, cx, Rank1Layer.for_dataset(ds, v, lam), digits=60)
+    assert cert.certified and direct.certified
+    assert math.isclose(cert.log10_delta_same, direct.log10_delta_same, abs_tol=1e-6)
     # brute force over all pairs in float64 (lam small: float64 is accurate here)
     brute = same_token_min_brute_force(cx, values_float(cx, lam))
     if brute > 1e-10:  # float64 resolves it (at larger lam it collapses, see below)
-        assert math.isclose(math.log10(alpha * brute), cert["log10_delta_same"], abs_tol=1e-4)
-    assert cert["max_norm"] <= ds.r_max + ds.eps / 4
+        assert math.isclose(math.log10(alpha * brute), cert.log10_delta_same, abs_tol=1e-4)
+    assert cert.max_norm <= ds.r_max + ds.eps / 4
 
 
 @settings(max_examples=10, deadline=None)
@@ -136,31 +136,31 @@ def test_arb_values_are_the_mpmath_reference_values():
 def test_lam_theory_certified_and_float64_collapses():
     ds, v, cx, alpha = setup(3, V=4, d=2, n=2)
     lt = lam_theory(2, 2, 4, ds.eps, ds.r_min)
-    direct = separation_arb(ds, cx, v, lt, alpha, v, digits_bound(lt, ds.r_max))
-    assert direct["certified"] and direct["asymptotic_order"]  # the difference lemma's order
-    assert direct["log10_delta"] >= log10_delta_theory(2, 2, 4, ds.eps, ds.r_min, ds.r_max)
-    cert = separation_certified(ds, cx, v, lt, alpha, v)
-    assert math.isclose(cert["log10_delta"], direct["log10_delta"], abs_tol=1e-6)
-    assert cert["digits_needed"] > FLOAT64_DIGITS
-    assert separation_float(ds, cx, lt, alpha, v)["log10_delta"] == -math.inf  # collapsed
+    direct = separation_arb(ds, cx, Rank1Layer.for_dataset(ds, v, lt), digits_bound(lt, ds.r_max))
+    assert direct.certified and direct.asymptotic_order  # the difference lemma's order
+    assert direct.log10_delta >= log10_delta_theory(2, 2, 4, ds.eps, ds.r_min, ds.r_max)
+    cert = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lt))
+    assert math.isclose(cert.log10_delta, direct.log10_delta, abs_tol=1e-6)
+    assert cert.digits_needed > FLOAT64_DIGITS
+    assert separation_float(ds, cx, Rank1Layer.for_dataset(ds, v, lt)).log10_delta == -math.inf  # collapsed
 
 
 def test_last_crossing_is_sufficient_not_the_smallest_lam_that_separates():
     ds, v, cx, alpha = setup(4, V=6, d=2, n=3)
     last = last_crossing_search(cx)["lam_last_crossing"]
     assert last > 0
-    above = separation_certified(ds, cx, v, last * 1.001, alpha, v)
-    assert above["certified"] and above["asymptotic_order"]
+    above = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, last * 1.001))
+    assert above.certified and above.asymptotic_order
     # just below the last crossing the asymptotic order is broken (two contexts swapped)
-    below = separation_certified(ds, cx, v, last * 0.999, alpha, v)
-    assert not below["asymptotic_order"]
+    below = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, last * 0.999))
+    assert not below.asymptotic_order
     # and above it the order holds on a whole grid up to lam_theory
     lt = lam_theory(3, 2, 6, ds.eps, ds.r_min)
     for lam in np.geomspace(last * 1.01, lt, 6):
-        assert separation_certified(ds, cx, v, lam, alpha, v)["asymptotic_order"]
+        assert separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam)).asymptotic_order
     # far below it the layer still separates these random data: uniform averaging (lam = 0) does
-    assert separation_exact(ds, cx, v, "uniform", alpha, v)["collisions"] == 0
-    assert separation_certified(ds, cx, v, last / 4, alpha, v)["certified"]
+    assert separation_exact(ds, cx, Rank1Layer.for_dataset(ds, v, 0.0), "uniform").collisions == 0
+    assert separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, last / 4)).certified
 
 
 def test_pair_sums_are_the_differences_of_context_values():
@@ -202,20 +202,20 @@ def test_exact_limits_are_the_float64_layer_at_lam_0_and_with_hardmax(seed):
 
 def test_exact_separation_counts_collisions_and_refuses_bad_arguments():
     ds, v, cx, alpha = setup(7, V=6, d=2, n=3)
-    hard = separation_exact(ds, cx, v, "hardmax", alpha, v)
+    hard = separation_exact(ds, cx, Rank1Layer.for_dataset(ds, v, 0.0), "hardmax")
     # contexts of a token whose largest w is shared collide under hardmax: counted exactly
     K, _ = values_exact(ds, cx, v, "hardmax")
     pairs = sum(1 for i in range(cx.n_contexts) for j in range(i + 1, cx.n_contexts)
                 if cx.token[i] == cx.token[j] and K[i] == K[j])
-    assert hard["collisions"] == pairs > 0 and hard["log10_delta"] == -math.inf
+    assert hard.collisions == pairs > 0 and hard.log10_delta == -math.inf
     with pytest.raises(ValueError, match="arm must be one of"):
-        separation_exact(ds, cx, v, "mean", alpha, v)
+        separation_exact(ds, cx, Rank1Layer.for_dataset(ds, v, 0.0), "mean")
     with pytest.raises(ValueError, match="alpha must be"):
-        separation_exact(ds, cx, v, "uniform", -1.0, v)
+        separation_exact(ds, cx, Rank1Layer(v=v, u=v, lam=0.0, alpha=-1.0), "uniform")
     with pytest.raises(ValueError, match="lam must be a finite number >= 0"):
-        separation_certified(ds, cx, v, math.nan, alpha, v)
+        separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, math.nan))
     with pytest.raises(ValueError, match="u must be a finite vector of shape"):
-        separation_float(ds, cx, 1.0, alpha, v[:1])
+        separation_float(ds, cx, Rank1Layer(v=v, u=v[:1], lam=1.0, alpha=alpha))
     with pytest.raises(ValueError, match="v must be a finite vector of shape"):
         contexts(ds, np.ones(5))
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rank1.layer import digits_bound, lam_theory
 
@@ -45,9 +46,9 @@ BASE_BYTES = 120 * 2**20
 
 
 def _counts(**values: int) -> None:
+    """``arguments.integer(name, value, 1)`` for every keyword."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, 1)
 
 
 def _grid_bytes(P: int, n: int, n_grid: int) -> int:  # noqa: N803
@@ -124,9 +125,7 @@ def contrast_cost(*, d: Sequence[int], degrees: Sequence[int], draws: int,
     at a few dozen digits."""
     _counts(draws=draws, **{f"d[{i}]": x for i, x in enumerate(d)},
             **{f"degrees[{i}]": k for i, k in enumerate(degrees)})
-    if isinstance(extra_shared, bool) or not isinstance(extra_shared, (int, np.integer)) \
-            or extra_shared < 0:
-        raise ValueError(f"extra_shared must be an integer >= 0, got {extra_shared!r}")
+    integer("extra_shared", extra_shared, 0)
     seconds, peak = 0.0, BASE_BYTES
     for k in [1, *degrees]:  # the Theorem 1 pair is a k = 1 member
         size = 2**k + 2 + extra_shared

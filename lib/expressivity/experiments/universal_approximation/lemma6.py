@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from expressivity import contextual_mapping, selective_shift
+from expressivity.arguments import integer
 from expressivity.experiments.universal_approximation import MB, advance, tracker
 from expressivity.quantization import grid_digits
 
@@ -56,9 +57,7 @@ def lemma6_check(*, m: int, d: int, n: int, grid_budget: int, beta_min, beta_max
     beta (a lower bound for the whole grid), the derived one over it the tightness of the
     derivation. Returns the summary row and the curve rows."""
     betas = _betas(beta_min, beta_max)
-    if isinstance(softmax_subset, bool) or not isinstance(softmax_subset, int) \
-            or softmax_subset < 1:
-        raise ValueError(f"softmax_subset must be an integer >= 1, got {softmax_subset!r}")
+    integer("softmax_subset", softmax_subset, 1)
     net = selective_shift.dense_network(m, d, n)
     digits = grid_digits(m, n, d, grid_budget)
     N, layers = len(digits), net.attention_layers
