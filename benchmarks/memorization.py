@@ -25,20 +25,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import cases  # noqa: E402
-import numpy as np  # noqa: E402
+import cases
+import numpy as np
 
-from expressivity.experiments.memorization import contrast, cost, curve, regimes  # noqa: E402
-from expressivity.rank1.contexts import contexts, values_float  # noqa: E402
-from expressivity.rank1.layer import Rank1Layer, digits_bound, lam_theory, output_scale  # noqa: E402
-from expressivity.rank1.pair_sums import last_crossing_search  # noqa: E402
-from expressivity.rank1.separation import (  # noqa: E402
+from expressivity.experiments.memorization import contrast, cost, curve, regimes
+from expressivity.rank1.contexts import contexts, values_float
+from expressivity.rank1.layer import Rank1Layer, digits_bound, lam_theory, output_scale
+from expressivity.rank1.pair_sums import last_crossing_search
+from expressivity.rank1.separation import (
     cross_token_min,
     separation_arb,
     separation_certified,
     separation_float,
 )
-from expressivity.reference.memorization import (  # noqa: E402
+from expressivity.reference.memorization import (
     context_values_mpmath,
     cross_token_min_brute_force,
 )
@@ -55,7 +55,7 @@ def best(fn, repeat: int = 3) -> float:
 
 def regime_i() -> None:
     c = cases.MEM_CURVE
-    V, d, n = c["V"], c["d"], c["n"]  # noqa: N806
+    V, d, n = c["V"], c["d"], c["n"]
     ds, v, _ = curve.curve_dataset(**{k: c[k] for k in ("seed", "V", "d", "n", "n_classes",
                                                               "r_min", "r_max", "eps")})
     cx = contexts(ds, v)
@@ -100,12 +100,12 @@ def regime_ii() -> None:
 
 
 def jobs() -> None:
-    work = {f"theory d={d} V={V}": (  # noqa: N803
+    work = {f"theory d={d} V={V}": (
         lambda d=d, V=V: regimes.theory_rows(d=d, V=V, **cases.MEM_THEORY),
         cost.theory_cost(V=V, d=d, **{k: cases.MEM_THEORY[k] for k in (
             "n", "N_max", "r_min", "r_max", "eps", "max_digits")})[0])
         for d, V in cases.MEM_THEORY_POINTS}
-    work.update({f"search d={d} V={V}": (  # noqa: N803
+    work.update({f"search d={d} V={V}": (
         lambda d=d, V=V: regimes.search_rows(d=d, V=V, **cases.MEM_SEARCH),
         cost.search_cost(V=V, d=d, **{k: cases.MEM_SEARCH[k] for k in ("n", "N", "n_grid")})[0])
         for d, V in cases.MEM_SEARCH_POINTS})

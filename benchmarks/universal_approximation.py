@@ -17,25 +17,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import cases  # noqa: E402
+import cases
 
-from expressivity.contextual_mapping import contextual_properties  # noqa: E402
-from expressivity.experiments.universal_approximation import (  # noqa: E402
+from expressivity.contextual_mapping import contextual_properties
+from expressivity.experiments.universal_approximation import (
     approximation,
     lemma6,
     patterns,
     polynomial,
 )
-from expressivity.quantization import grid_digits  # noqa: E402
-from expressivity.reference.universal_approximation import run_integer_reference  # noqa: E402
-from expressivity.selective_shift import (  # noqa: E402
+from expressivity.quantization import grid_digits
+from expressivity.reference.universal_approximation import run_integer_reference
+from expressivity.selective_shift import (
     compare_with_reference,
     dense_network,
     positional_network,
     run_attention,
     run_integer,
 )
-from expressivity.sparse_patterns import pattern_masks  # noqa: E402
+from expressivity.sparse_patterns import pattern_masks
 
 
 def rate(fn, inputs: int, repeat: int = 3) -> float:

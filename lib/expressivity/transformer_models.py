@@ -109,7 +109,7 @@ class TiedAttention(nn.Module):
         d, heads = integer("d", d, 1), integer("heads", heads, 1)
         head_size, seeds = integer("head_size", head_size, 1), check_seeds(seeds)
         self.d, self.heads, self.head_size = d, heads, head_size
-        w, W_O = [], []  # noqa: N806
+        w, W_O = [], []
         for seed in seeds:
             gen = torch.Generator().manual_seed(int(seed))
             w.append(torch.randn(heads, d, head_size, generator=gen, dtype=dtype) / math.sqrt(d))

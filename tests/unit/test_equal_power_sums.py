@@ -26,7 +26,7 @@ from expressivity.theorem1 import THEOREM1_TOKENS
 @given(st.lists(st.integers(1, 40), min_size=2, max_size=4, unique=True))
 def test_prouhet_sets_have_equal_power_sums_up_to_k_and_not_beyond(c):
     try:
-        A, B = prouhet_sets(c)  # noqa: N806
+        A, B = prouhet_sets(c)
     except ValueError:
         return  # two subsets with one sum: refused, not silently merged
     k = len(c) - 1
@@ -40,7 +40,7 @@ def test_prouhet_sets_have_equal_power_sums_up_to_k_and_not_beyond(c):
 
 
 def test_theorem1_pair_is_the_first_member():
-    A, B = prouhet_sets([1, 3])  # noqa: N806
+    A, B = prouhet_sets([1, 3])
     assert [Fraction(4 + x, 2) for x in A] == [2, 4]  # (1, 2, 4, 5): interior 2, 4
     assert [Fraction(4 + x, 2) for x in B] == [Fraction(5, 2), Fraction(7, 2)]
     pair = equal_power_sum_pair(np.random.default_rng(0), family="theorem1", k=1, d=3,

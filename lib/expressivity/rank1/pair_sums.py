@@ -56,14 +56,14 @@ class PairSums:
         keep = ~(common_h[:, :, None] & common_l[:, None, :])  # (Q, n_i, n_j)
         coef = np.where(keep, wh[:, :, None] - wl[:, None, :], 0.0)
         s = np.where(keep, wh[:, :, None] + wl[:, None, :], -np.inf)
-        Q = len(lo)  # noqa: N806
+        Q = len(lo)
         coef, s = coef.reshape(Q, -1), s.reshape(Q, -1)
         smax = s.max(1)
         ds = np.where(np.isfinite(s), smax[:, None] - s, np.inf)
         return cls(lo=lo, hi=hi, coef=coef, ds=ds, smax=smax, scale=cx.scale[lo], w_lo=wl,
                    w_hi=wh)
 
-    def F(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802
+    def F(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(F, err)`` at ``b`` (shape ``(Q,)`` or ``(Q, G)``): the scaled sum and a bound on its
         float64 rounding error (exponent arguments, products and the summation)."""
         b = np.asarray(b, dtype=float)

@@ -47,7 +47,7 @@ def projection_ratio(vocab: np.ndarray, v: np.ndarray) -> float:
     if v.shape != (vocab.shape[1],) or not np.isfinite(v).all():
         raise ValueError(f"v must be a finite vector of shape ({vocab.shape[1]},), got {v.shape}")
     pts = np.vstack([vocab, np.zeros((1, vocab.shape[1]))])
-    M, d = pts.shape  # noqa: N806
+    M, d = pts.shape
     rows = max(1, _BLOCK_VALUES // (M * d))
     best = math.inf
     for start in range(0, M - 1, rows):
@@ -67,7 +67,7 @@ def draw_projection(rng: np.random.Generator, vocab: np.ndarray, max_draws: int 
     """
     vocab = _check_vocab(vocab)
     integer("max_draws", max_draws, 1)
-    V, d = vocab.shape  # noqa: N806
+    V, d = vocab.shape
     bound = projection_constant(V, d)
     for draw in range(1, max_draws + 1):
         g = rng.standard_normal(d)

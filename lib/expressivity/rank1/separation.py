@@ -349,7 +349,7 @@ def separation_exact(ds: TokenDataset, cx: Contexts, layer: Rank1Layer, arm: str
     """
     alpha, u = layer.alpha, layer.u
     _check_scale(alpha, u, ds.d)
-    K, scale = values_exact(ds, cx, layer.v, arm)  # noqa: N806
+    K, scale = values_exact(ds, cx, layer.v, arm)
     collisions = _colliding_pairs(K, cx.token)
     cross = cross_token_min(ds, cx, np.array([float(x * scale) for x in K]) * cx.sign, alpha, u)
     if collisions:

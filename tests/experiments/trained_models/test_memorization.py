@@ -35,7 +35,7 @@ def test_rows_are_reproducible_and_take_wildcards_as_strings():
     h, s = TM_HEADS[0]
     heads = {**TM_HEADS_RUN, **SHORT}
     assert heads_rows(heads=h, size=s, **heads) == heads_rows(heads=str(h), size=str(s), **heads)
-    N = TM_WIDTH_N[0]  # noqa: N806
+    N = TM_WIDTH_N[0]
     width = {**TM_WIDTH, **SHORT}
     assert width_rows(N=N, **width) == width_rows(N=str(N), **width)
     copy = {**TM_COPY, "budget": 10, "every": 5, "window": 5}

@@ -27,7 +27,7 @@ from expressivity.rank1.projection import draw_projection
 from expressivity.rank1.separation import separation_certified
 
 
-def small(seed=0, V=4, d=2, n=2):  # noqa: N803
+def small(seed=0, V=4, d=2, n=2):
     rng = np.random.default_rng(seed)
     ds = token_separated_dataset(rng, V, d, n, math.comb(V, n), 3, eps=1.0)
     v, _, _ = draw_projection(rng, ds.vocab)
@@ -60,7 +60,7 @@ def test_memorizer_at_float64_precision_fails():
 
 
 def test_parameter_table_slopes_and_bits():
-    N = np.array([100, 300, 1000])  # noqa: N806
+    N = np.array([100, 300, 1000])
     df = pd.DataFrame({"d": 4, "V": 16, "n": 3, "N": N, "n_classes": 4, "mem_lam": 1.0,
                        "mem_digits_needed": [5, 6, 7], "digits_at_theory": 1e6,
                        "lam_theory": 1e5})

@@ -38,7 +38,7 @@ from expressivity.reference.memorization import (
 )
 
 
-def setup(seed, V=5, d=2, n=2, N=None, eps=1.0):  # noqa: N803
+def setup(seed, V=5, d=2, n=2, N=None, eps=1.0):
     rng = np.random.default_rng(seed)
     ds = token_separated_dataset(rng, V, d, n, N or math.comb(V, n), 3, eps=eps)
     v, draws, ratio = draw_projection(rng, ds.vocab)

@@ -44,7 +44,7 @@ from expressivity.rng import generator
 DATASETS = ("random", "adversarial")
 
 
-def curve_dataset(*, seed: int, V: int, d: int, n: int, n_classes: int,  # noqa: N803
+def curve_dataset(*, seed: int, V: int, d: int, n: int, n_classes: int,
                   r_min: float, r_max: float, eps: float):
     """The random dataset of the ``delta_vs_lambda`` job (every token set of ``n`` of the ``|V|``
     tokens) and its projection: ``(ds, v, row fields)``."""
@@ -73,7 +73,7 @@ def _lams(lt: float, *, n_lams: int, lam_small: float, zoom_max: float,
     return [("zoom", float(x)) for x in zoom] + [("log", float(x)) for x in logs]
 
 
-def curve_rows(*, seed: int, V: int, d: int, n: int, n_classes: int,  # noqa: N803
+def curve_rows(*, seed: int, V: int, d: int, n: int, n_classes: int,
                r_min: float, r_max: float, eps: float, n_lams: int, lam_small: float,
                zoom_max: float, zoom_points: int, max_digits: int, adversarial_k: int,
                log: logging.Logger | None = None) -> list[dict]:

@@ -69,7 +69,7 @@ def check_settings(**values) -> None:
         raise ValueError(f"r_min = {values['r_min']} must be at most r_max = {values['r_max']}")
 
 
-def dataset_with_projection(rng: np.random.Generator, *, V: int, d: int, n: int,  # noqa: N803
+def dataset_with_projection(rng: np.random.Generator, *, V: int, d: int, n: int,
                             N: int, n_classes: int, r_min: float, r_max: float, eps: float):
     """A token-separated dataset, its projection ``v`` and the row fields describing both."""
     ds = token_separated_dataset(rng, V, d, n, N, n_classes, r_min=r_min, r_max=r_max, eps=eps)
@@ -136,7 +136,7 @@ def _crossing_fields(ds: TokenDataset, cx: Contexts, v: np.ndarray, lt: float, m
             "lam_ratio": lt / last if last > 0 else math.inf, "star": star}
 
 
-def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int,  # noqa: N803
+def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int,
                n_classes: int, r_min: float, r_max: float, eps: float, max_digits: int,
                margin: float) -> dict:
     """Regime (i) on one dataset of ``min(N_max, C(|V|, n))`` sequences: the layer at
@@ -148,7 +148,7 @@ def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int, 
     has collapsed), the last crossing by search, the exact limits and the memorizer built at
     ``lam_theory``.
     """
-    N = min(N_max, math.comb(V, n))  # noqa: N806
+    N = min(N_max, math.comb(V, n))
     ds, v, row = dataset_with_projection(rng, V=V, d=d, n=n, N=N, n_classes=n_classes,
                                          r_min=r_min, r_max=r_max, eps=eps)
     theory = _theory_fields(ds)
@@ -176,7 +176,7 @@ def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int, 
     return row
 
 
-def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,  # noqa: N803
+def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,
                n_classes: int, r_min: float, r_max: float, eps: float, lam_mem: float,
                margin: float, n_grid: int) -> dict:
     """Regime (ii): the last crossing by search, the certified separation at
@@ -203,7 +203,7 @@ def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,  # n
     return row
 
 
-def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,  # noqa: N803
+def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,
                 n_classes: int, r_min: float, r_max: float, eps: float, max_digits: int,
                 margin: float, log: logging.Logger | None = None) -> list[dict]:
     """Job ``mem_theory`` at one ``(d, |V|)``: ``theory_row`` for every sequence length in ``n``,
@@ -223,7 +223,7 @@ def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,  # n
     return rows
 
 
-def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, list]:  # noqa: N803
+def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, list]:
     """``(run, skipped)``: the ``(n, N)`` of a regime (ii) job; a vocabulary of ``|V|`` tokens has
     only ``C(|V|, n)`` token sets, so larger ``N`` are skipped."""
     points = [(size, count) for size in n for count in N]
@@ -231,7 +231,7 @@ def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, lis
             [p for p in points if p[1] > math.comb(V, p[0])])
 
 
-def search_rows(*, seed: int, d: int, V: int, n: Sequence[int], N: Sequence[int],  # noqa: N803
+def search_rows(*, seed: int, d: int, V: int, n: Sequence[int], N: Sequence[int],
                 n_classes: int, r_min: float, r_max: float, eps: float, lam_mem: float,
                 margin: float, n_grid: int, log: logging.Logger | None = None) -> list[dict]:
     """Job ``mem_search`` at one ``(d, |V|)``: ``search_row`` for every ``(n, N)`` that
