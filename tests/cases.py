@@ -79,6 +79,28 @@ HVS_THEOREM1 = job_params(HVS, "theorem1.theorem1_tables", "theorem1")
 HVS_BIGBIRD = job_params(HVS, "bigbird.bigbird_table", "bigbird", supplied=["n"])
 HVS_BIGBIRD_N = _HVS["bigbird"]["n"]
 
+# ---- rank1 (Kajitsuka & Sato's layer) ----
+
+
+def rank1_case(seed: int, V: int = 5, d: int = 2, n: int = 2, N: int | None = None,
+               eps: float = 1.0):
+    """A token-separated dataset of ``N`` (every ``C(V, n)``) sequences with 3 classes, a projection
+    ``v`` meeting the lemma's bound, its contexts and the layer's output scale ``alpha``."""
+    import math
+
+    import numpy as np
+
+    from expressivity.datasets import token_separated_dataset
+    from expressivity.rank1.contexts import contexts
+    from expressivity.rank1.layer import output_scale
+    from expressivity.rank1.projection import draw_projection
+
+    rng = np.random.default_rng(seed)
+    ds = token_separated_dataset(rng, V, d, n, N or math.comb(V, n), 3, eps=eps)
+    v = draw_projection(rng, ds.vocab)[0]
+    return ds, v, contexts(ds, v), output_scale(ds.eps, ds.r_max)
+
+
 # ---- memorization ----
 # The (d, |V|) sweeps are one job per point.
 MEM = "memorization"
@@ -167,5 +189,7 @@ TM_WIDTH_N = TM["width_search"]["N"]
 TM_COPY = job_params(_TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"])
 #: Keywords of ``encoders.mixers_rows`` but ``alternative`` and ``k``.
 TM_MIXERS = job_params(_TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"])
+#: Short budgets for tests that check a job's rows, not what training reaches.
+TM_SHORT = {"budget": 20, "window": 10}
 #: ci.yaml's memorization dataset (``segment_pair_dataset`` keywords), for single training runs.
 TM_DATASET = {key: TM["memorization"][key] for key in ("vocab_size", "d", "n", "n_classes", "N", "pairs")}
