@@ -50,6 +50,17 @@ def assert_refused(change: dict, named) -> None:
         assert text in str(err.value), str(err.value)
 
 
+def leaves(config: dict, node: dict, path: tuple = ()):
+    """``(dotted key, value, schema node)`` of every scalar and list below ``config``, whose
+    schema is ``node``."""
+    for key, value in config.items():
+        sub = node["properties"][key]
+        if isinstance(value, dict):
+            yield from leaves(value, sub, (*path, key))
+        else:
+            yield ".".join((*path, key)), value, sub
+
+
 SEED = CI["seed"]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cases import MISSING, assert_refused, changed
+from cases import MISSING, assert_refused, changed, leaves
 
 from config_schema import ConfigError, check_config, check_config_files, load_schema
 
@@ -32,16 +32,6 @@ class Broken:
     id: str
     change: dict  # dotted key -> new value (MISSING deletes the key)
     named: tuple[str, ...]
-
-
-def leaves(config, node, path=()):
-    """``(dotted key, value, schema node)`` of every scalar and list in ``config``."""
-    for key, value in config.items():
-        sub = node["properties"][key]
-        if isinstance(value, dict):
-            yield from leaves(value, sub, (*path, key))
-        else:
-            yield ".".join((*path, key)), value, sub
 
 
 def sections(node, path=()):
