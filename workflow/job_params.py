@@ -163,7 +163,10 @@ def what_lowers(estimate, values: Mapping, keys: Mapping[str, str]) -> list[tupl
             if smaller is None:
                 continue
             changed = {**value, sub: smaller} if sub is not None else smaller
-            amount = estimate({**values, name: changed})
+            try:
+                amount = estimate({**values, name: changed})
+            except (ValueError, TypeError, ArithmeticError):
+                continue  # the lowered value is not a valid setting of the cost model
             if amount < estimate(values):
                 found.append((key if sub is None else f"{key}.{sub}", item, amount))
     return sorted(found, key=lambda item: item[2])

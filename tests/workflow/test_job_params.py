@@ -128,6 +128,14 @@ def test_what_lowers_names_the_keys_whose_lowering_lowers_the_estimate():
     assert found == [("s.sizes", [1, 5], 10 * 1 + 8), ("s.n", 10, 5 * 5 + 8),
                      ("s.search.steps", 8, 10 * 5 + 4)]
 
+    def refusing(v):  # a cost model that refuses n below 10: that key is not named
+        if v["n"] < 10:
+            raise ValueError("n must be >= 10")
+        return estimate(v)
+
+    assert [key for key, _, _ in what_lowers(refusing, values, keys)] == ["s.sizes",
+                                                                          "s.search.steps"]
+
 
 def test_every_rule_takes_its_params_from_job_params():
     """No hand-typed settings in a compute rule's params: each params block is one job_params
