@@ -150,23 +150,35 @@ def lowered(value):
     return None
 
 
-def what_lowers(estimate, values: Mapping, keys: Mapping[str, str]) -> list[tuple[str, object, float]]:
-    """``(dotted key, its value, the estimate with it lowered)`` for every config setting of
-    ``values`` (read from ``keys``, or inside a mapping read from one) whose ``lowered`` value
-    makes ``estimate(values)`` smaller, the largest effect first."""
-    found = []
-    for name, key in keys.items():
-        value = values[name]
-        nested = value.items() if isinstance(value, Mapping) else [(None, value)]
-        for sub, item in nested:
-            smaller = lowered(item)
-            if smaller is None:
-                continue
-            changed = {**value, sub: smaller} if sub is not None else smaller
-            try:
-                amount = estimate({**values, name: changed})
-            except (ValueError, TypeError, ArithmeticError):
-                continue  # the lowered value is not a valid setting of the cost model
-            if amount < estimate(values):
-                found.append((key if sub is None else f"{key}.{sub}", item, amount))
+def _leaves(node: Mapping, path: tuple = ()):
+    """``(path, value)`` of every setting below the mapping ``node`` (sections recursed)."""
+    for key, value in node.items():
+        if isinstance(value, Mapping):
+            yield from _leaves(value, (*path, key))
+        else:
+            yield (*path, key), value
+
+
+def what_lowers(section: dict, prefix: str, estimate) -> list[tuple[str, object, float]]:
+    """``(dotted key, its value, the estimate with it lowered)`` for every setting below the
+    config ``section`` (named ``prefix``) whose ``lowered`` value makes ``estimate()`` smaller, the
+    largest effect first. Each setting is lowered in place and restored; a lowered value the cost
+    model refuses is skipped."""
+    base, found = estimate(), []
+    for path, value in list(_leaves(section)):
+        smaller = lowered(value)
+        if smaller is None:
+            continue
+        parent = section
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = smaller
+        try:
+            amount = estimate()
+        except (ValueError, TypeError, ArithmeticError, KeyError):
+            continue  # the lowered value is not a valid setting of the cost model
+        finally:
+            parent[path[-1]] = value
+        if amount < base:
+            found.append((".".join((prefix, *map(str, path))), value, amount))
     return sorted(found, key=lambda item: item[2])

@@ -116,25 +116,25 @@ def test_lowered_halves_numbers_and_drops_a_lists_largest_entry(value, smaller):
     assert lowered(value) == smaller
 
 
-def test_what_lowers_names_the_keys_whose_lowering_lowers_the_estimate():
-    values = {"n": 10, "beta": 2.0, "sizes": [1, 5], "search": {"steps": 8, "name": "a"}}
-    keys = {"n": "s.n", "beta": "s.beta", "sizes": "s.sizes", "search": "s.search"}
+def test_what_lowers_names_the_settings_whose_lowering_lowers_the_estimate():
+    section = {"n": 10, "beta": 2.0, "sizes": [1, 5], "search": {"steps": 8, "name": "a"}}
 
-    def estimate(v):  # grows with n, the largest size and the steps; not with beta
-        return v["n"] * max(v["sizes"]) + v["search"]["steps"]
+    def estimate():  # grows with n, the largest size and the steps; not with beta
+        return section["n"] * max(section["sizes"]) + section["search"]["steps"]
 
-    found = what_lowers(estimate, values, keys)
-    # the largest effect first
-    assert found == [("s.sizes", [1, 5], 10 * 1 + 8), ("s.n", 10, 5 * 5 + 8),
-                     ("s.search.steps", 8, 10 * 5 + 4)]
+    # the largest effect first; the section is left as it was
+    assert what_lowers(section, "s", estimate) == [
+        ("s.sizes", [1, 5], 10 * 1 + 8), ("s.n", 10, 5 * 5 + 8), ("s.search.steps", 8, 10 * 5 + 4)]
+    assert section == {"n": 10, "beta": 2.0, "sizes": [1, 5], "search": {"steps": 8, "name": "a"}}
 
-    def refusing(v):  # a cost model that refuses n below 10: that key is not named
-        if v["n"] < 10:
+    def refusing():  # a cost model that refuses n below 10: that key is not named
+        if section["n"] < 10:
             raise ValueError("n must be >= 10")
-        return estimate(v)
+        return estimate()
 
-    assert [key for key, _, _ in what_lowers(refusing, values, keys)] == ["s.sizes",
-                                                                          "s.search.steps"]
+    assert [key for key, _, _ in what_lowers(section, "s", refusing)] == ["s.sizes",
+                                                                           "s.search.steps"]
+    assert section["n"] == 10
 
 
 def test_every_rule_takes_its_params_from_job_params():

@@ -232,33 +232,24 @@ def per_job(cost):
 def planned(stage, function, *sections, supplied=(), keys=None, given=None):
     """``runtime`` and ``mem_mb`` of each job of a rule from the cost model
     ``expressivity.experiments.<stage>.<function>``, its settings derived as ``job_params``'s
-    (``supplied`` from the job's wildcards; a ``given`` callable is called with them). When a job
-    is over the limits, the refusal names the config keys whose lowering lowers its estimate.
+    (``supplied`` from the job's wildcards; a ``given`` callable is called with them), read from
+    the config when a job is sized, so that a refusal can say which settings lower the estimate.
     """
-    job = job_settings(
-        config,
-        stage,
-        function,
-        *sections,
-        supplied=supplied,
-        keys=keys,
-        given=given,
-    )
+    declared = dict(supplied=supplied, keys=keys, given=given)
+    job = job_settings(config, stage, function, *sections, **declared)
     path, name = job.function.rsplit(".", 1)
     cost = getattr(importlib.import_module(path), name)
     where = scopes(stage, sections)
 
     def resource(key):
-        def amount(wildcards, values=job.values):
-            wc = numeric(wildcards)
+        def amount(wildcards):
+            values = job_settings(config, stage, function, *sections, **declared).values
             settings = {
                 k: v(wildcards) if callable(v) else v for k, v in values.items()
             }
+            wc = numeric(wildcards)
             return job_resources(*cost(**settings, **{k: wc[k] for k in supplied}))[key]
 
-        amount.lowering = lambda wildcards: what_lowers(
-            lambda values: amount(wildcards, values), job.values, job.keys
-        )
         amount.wildcard_keys = {k: find(config, k, where) for k in supplied}
         return amount
 
@@ -313,16 +304,23 @@ def within_limits(job_rule, key, limit, unit, scale):
         return  # the profile's default-resources apply, below every limit
     name = "job_hours" if unit == "h" else "job_memory_gb"
 
+    stage = Path(job_rule.snakefile).stem
+
     def hints(estimate, wildcards):
-        if not hasattr(estimate, "lowering"):
-            return "split the job (fewer trials or points per job)"
-        lower = [
-            f"{dotted} = {value!r} (lowered: {amount / scale:.3g} {unit})"
-            for dotted, value, amount in estimate.lowering(wildcards)
-        ]
+        """What to lower: every setting of the rule's stage whose lowered value lowers the job's
+        estimate (a resource computed when the job is sized), and its wildcards' config lists.
+        """
+        lower = []
+        if estimate is not None and stage in config:
+            lower = [
+                f"{dotted} = {value!r} (lowered: {amount / scale:.3g} {unit})"
+                for dotted, value, amount in what_lowers(
+                    config[stage], stage, lambda: estimate(wildcards)
+                )
+            ]
         lower += [
             f"this job's {k} = {wildcards[k]}, an entry of {dotted}"
-            for k, dotted in estimate.wildcard_keys.items()
+            for k, dotted in getattr(estimate, "wildcard_keys", {}).items()
             if dotted is not None
         ]
         return "lower one of " + "; ".join(lower) if lower else "split the job"

@@ -48,7 +48,8 @@ sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
 )
 
 SA_OPT = SA_CFG["optimised"]
-SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
+# the optimiser's settings, read when a job is sized or run
+sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 
 
 TABLES[SA] = {
@@ -240,7 +241,7 @@ rule sa_module:
         ENV
     resources:
         # the n x n logits and the Las Vegas draw's factors
-        mem_mb=max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
+        mem_mb=lambda wc: max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
     params:
         **job_params(SA, "construction.module_table", "module"),
     script:
@@ -291,7 +292,7 @@ rule sa_optimised:
             "cost.optimised_cost",
             "optimised",
             supplied=["k"],
-            given={"optimise": SA_OPT_SETTINGS},
+            given={"optimise": sa_optimise},
         ),
         gpu=SA_GPU,
     params:
@@ -300,7 +301,7 @@ rule sa_optimised:
             "optimised.optimised_table",
             "optimised",
             supplied=["k"],
-            given={"optimise": SA_OPT_SETTINGS},
+            given={"optimise": sa_optimise},
         ),
     script:
         script_path(SA, "optimised")
