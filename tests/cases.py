@@ -6,11 +6,15 @@ size says so next to the case. One block per stage, each maintained with that st
 """
 
 import copy
+import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+# workflow/ (job_params, config_schema), also where a benchmark imports these cases
+if str(ROOT / "workflow") not in sys.path:
+    sys.path.insert(0, str(ROOT / "workflow"))
 #: config/ci.yaml as written (sections keyed by stage).
 CI = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
 
