@@ -37,10 +37,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from expressivity.io import write_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from harness import Workflow, copy_project
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from expressivity.io import write_table  # noqa: E402
-from harness import Workflow, copy_project  # noqa: E402
 
 #: The stage before issue 26 (seeds side by side through torch.vmap, a host transfer per step).
 REFERENCE = "96c9006"
@@ -87,7 +89,7 @@ elif kind == "width":
                                  N, mem["n_classes"])
     run = memorization(ds, width=q)
 elif kind == "copy":
-    pattern, depth = arg.split("x")
+    pattern, _, depth = arg.rpartition("x")
     cycle = pattern_masks(pattern, tm["copy"]["n"], rng=np.random.default_rng(0))
     run = encoder("copy", task="copy", mixers=["attention"] * int(depth),
                   masks=[cycle[i % len(cycle)] for i in range(int(depth))])

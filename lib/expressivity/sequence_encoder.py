@@ -32,7 +32,7 @@ from contextlib import nullcontext
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional as F  # noqa: N812
+from torch.nn import functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from expressivity.arguments import integer
@@ -114,7 +114,7 @@ class MaskedSelfAttention(nn.Module):
             self.mask = None
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        R, B, n, d = X.shape  # noqa: N806
+        R, B, n, d = X.shape
         q, k, v = (part.reshape(R * B, n, self.heads, d // self.heads).transpose(1, 2)
                    for part in self.qkv(X).split(d, dim=-1))
         # one fused kernel on the CPU (deterministic); on CUDA the plain product form, whose
@@ -155,7 +155,7 @@ class DepthwiseSeparableConv(nn.Module):
         self.pointwise = Linear(d_model, d_model, gens)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        R, B, n, d = X.shape  # noqa: N806
+        R, B, n, d = X.shape
         channels = X.permute(1, 0, 3, 2).reshape(B, R * d, n)  # one group per replica and channel
         kernel = self.depthwise.shape[-1]
         mixed = F.conv1d(channels, self.depthwise.reshape(R * d, 1, kernel),
@@ -218,7 +218,7 @@ class SequenceEncoder(nn.Module):
         if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
             raise ValueError(f"tokens must be integer token ids in 0..{self.vocab - 1}, got "
                              f"dtype {tokens.dtype}")
-        R, (_, B, n), V = self.replicas, tokens.shape, self.vocab  # noqa: N806
+        R, (_, B, n), V = self.replicas, tokens.shape, self.vocab
         # the embedding as a product with one-hot rows: no index kernel (graph-safe on CUDA)
         one_hot = (tokens.reshape(R, B * n, 1) == torch.arange(V, device=tokens.device))
         X = torch.bmm(one_hot.to(self.embed.dtype), self.embed).view(R, B, n, -1)
@@ -235,7 +235,5 @@ def hybrid_mixers(alternative: str, attention_layers: int, depth: int) -> list[s
     if alternative not in MIXERS:
         raise ValueError(f"unknown alternative {alternative!r}; use one of {', '.join(MIXERS)}")
     depth = integer("depth", depth, 1)
-    if isinstance(attention_layers, bool) or not isinstance(attention_layers, (int, np.integer)) \
-            or not 0 <= attention_layers <= depth:
-        raise ValueError(f"attention_layers must be in [0, {depth}], got {attention_layers}")
+    integer("attention_layers", attention_layers, 0, depth)
     return [alternative] * (depth - attention_layers) + ["attention"] * attention_layers

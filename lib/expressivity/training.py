@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from torch.nn import functional as F  # noqa: N812
+from torch.nn import functional as F
 
 from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
@@ -65,7 +65,7 @@ def token_losses(logits: torch.Tensor, targets: torch.Tensor,
                  scored: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-replica mean cross-entropy and token accuracy (float64) of ``logits: (R, ..., C)``
     against ``targets`` (broadcast to ``(R, ...)``) over the positions ``scored`` (all if None)."""
-    R, C = logits.shape[0], logits.shape[-1]  # noqa: N806
+    R, C = logits.shape[0], logits.shape[-1]
     targets = targets.expand(logits.shape[:-1]).reshape(R, -1)
     per_token = F.cross_entropy(logits.reshape(-1, C), targets.reshape(-1),
                                 reduction="none").view(R, -1)

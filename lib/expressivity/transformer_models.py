@@ -96,7 +96,7 @@ class TiedAttention(nn.Module):
         d, heads = integer("d", d, 1), integer("heads", heads, 1)
         head_size, seeds = integer("head_size", head_size, 1), check_seeds(seeds)
         self.d, self.heads, self.head_size = d, heads, head_size
-        w, W_O = [], []  # noqa: N806
+        w, W_O = [], []
         for seed in seeds:
             gen = torch.Generator().manual_seed(int(seed))
             w.append(torch.randn(heads, d, head_size, generator=gen, dtype=dtype) / math.sqrt(d))
@@ -120,10 +120,10 @@ class TiedAttention(nn.Module):
     def _project(self, X: torch.Tensor) -> torch.Tensor:
         """``Z = X w_h``: ``(R, B, h, n, s)`` (the fixed ``w`` is shared by the replicas)."""
         _check_tokens_in(X, self.d)
-        (B, n, d), R, h, s = X.shape, self.replicas, self.heads, self.head_size  # noqa: N806
+        (B, n, d), R, h, s = X.shape, self.replicas, self.heads, self.head_size
         w = self.w if self.w.ndim == 4 else self.w.expand(R, -1, -1, -1)
         # one product for every replica and head: (B n, d) (d, R h s)
-        Z = X.reshape(B * n, d) @ w.permute(2, 0, 1, 3).reshape(d, R * h * s)  # noqa: N806
+        Z = X.reshape(B * n, d) @ w.permute(2, 0, 1, 3).reshape(d, R * h * s)
         return Z.view(B, n, R, h, s).permute(2, 0, 3, 1, 4)
 
     @property
@@ -136,7 +136,7 @@ class TiedAttention(nn.Module):
 
     def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
         Z = self._project(X)
-        R, B, h, n, s = Z.shape  # noqa: N806
+        R, B, h, n, s = Z.shape
         heads = (self._weights(Z, sigma) @ Z).transpose(2, 3).reshape(R, B * n, h * s)
         return X + torch.bmm(heads, self.W_O.reshape(R, h * s, self.d)).view(R, B, n, self.d)
 
@@ -182,7 +182,7 @@ class TokenClassifier(nn.Module):
             H = X.expand(self.replicas, *X.shape)
         else:
             H = self.attention(X, sigma)
-        R, B, n, d = H.shape  # noqa: N806
+        R, B, n, d = H.shape
         hidden = torch.relu(torch.baddbmm(self.b_1[:, None], H.reshape(R, B * n, d), self.W_1))
         return torch.baddbmm(self.b_2[:, None], hidden, self.W_2).view(R, B, n, -1)
 

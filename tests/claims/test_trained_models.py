@@ -67,7 +67,7 @@ def width_table(table, widths_by_n, decided=True):
     """``{N: smallest width found to fit, or None}``; ``decided``: whether the next smaller grid
     width (or, with None, the widest) had every run decided."""
     rows = []
-    for N, best in widths_by_n.items():  # noqa: N806
+    for N, best in widths_by_n.items():
         outcomes = ["reached", "plateau", "reached"] if best else ["plateau", "budget", "plateau"]
         rows += cell_rows(runs_of(outcomes), PROTO, N=N, n=4, width=best or 1024,
                           minimal_width=best, minimal_width_decided=decided, widest_in_grid=1024,

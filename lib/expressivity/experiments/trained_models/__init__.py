@@ -25,6 +25,3 @@ with its cell's verdict, mean and spread over seeds.
 ARMS = {"softmax": ("softmax", 1, False), "fixed": ("softmax", 1, True),
         "uniform": ("uniform", 1, False), "hardmax": ("hardmax", 1, False),
         "no_attention": ("softmax", 0, False)}
-#: "Learns the task" for the sequence encoders: at most 1 % token errors on held-out sequences (a
-#: convention); here so that the claims read it without importing torch.
-ENCODER_TARGET = 0.99

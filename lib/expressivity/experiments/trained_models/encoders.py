@@ -2,7 +2,7 @@
 2020a, Sec. 5 at toy scale (self-attention against bilinear projections and depth-wise separable
 convolutions on a counting task). Each job is one cell: its seeds (one data stream and one
 initialisation each) for every learning rate of the grid, trained under the stage's protocol with
-early stopping at ``ENCODER_TARGET`` held-out token accuracy.
+early stopping at ``tasks.LEARNED_ACCURACY`` held-out token accuracy.
 
 - ``copy_rows``: an encoder of ``depth`` attention layers cycling through ``pattern``'s masks
   (``expressivity.sparse_patterns``);
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 
-from expressivity.experiments.trained_models import ENCODER_TARGET
+from expressivity.arguments import integer
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -26,7 +26,7 @@ from expressivity.experiments.trained_models.runs import (
 from expressivity.rng import generator
 from expressivity.sequence_encoder import hybrid_mixers
 from expressivity.sparse_patterns import pattern_masks
-from expressivity.tasks import majority_accuracy
+from expressivity.tasks import LEARNED_ACCURACY, majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import train_encoders
 
@@ -37,11 +37,10 @@ def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every
     """Every (learning rate, seed) run of one cell, the seeds side by side; each seed has its own
     stream ``generator(seed, "trained_models.<job>", **keys, seed=i)`` (held-out set,
     initialisation, then batches)."""
-    proto = protocol(target=ENCODER_TARGET, budget=budget, every=every, window=window,
+    proto = protocol(target=LEARNED_ACCURACY, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(lr)
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    integer("seeds", seeds, 1)
     progress = job_progress(log, label, len(lrs) * budget)
     runs = []
     for i, rate in enumerate(lrs):

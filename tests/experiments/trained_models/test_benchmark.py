@@ -1,0 +1,20 @@
+"""benchmarks/trained_models.py: its step timer (the same code times the reference revision) and
+its mapping of a job's output file to its table."""
+
+import importlib.util
+from pathlib import Path
+
+from cases import ROOT
+
+
+def test_the_step_benchmark_times_a_cell_in_a_fresh_process():
+    """The worker runs against the library on its path and reports milliseconds per step and the
+    CPU kernels."""
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks/trained_models.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    timed = bench.time_cell(ROOT / "lib", "memorization", seeds=2, steps=20, every=10,
+                            device="cpu")
+    assert timed["ms_per_step"] > 0 and timed["device"] == "cpu" and timed["cpu_kernels"]
+    assert bench._table_of(Path("results/trained_models/copy/dense_L4.csv")) == "copy_accuracy"
+    assert bench._table_of(Path("results/trained_models/memorize/fixed_curve.csv")) == ""

@@ -1,0 +1,42 @@
+"""The width-search job (expressivity.experiments.trained_models.width): the smallest FFN width
+training fits at one N, found by bisection of the width grid on existence (some seed and learning
+rate reaches the target)."""
+
+import pytest
+from cases import (
+    TM_SHORT,
+    TM_WIDTH,
+    TM_WIDTH_N,
+)
+
+from expressivity.experiments.trained_models.width import minimal_width, width_rows
+from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
+
+
+def test_width_rows_are_reproducible_and_take_wildcards_as_strings():
+    N = TM_WIDTH_N[0]
+    width = {**TM_WIDTH, **TM_SHORT}
+    assert width_rows(N=N, **width) == width_rows(N=str(N), **width)
+
+
+@pytest.mark.parametrize("truth,expected", [
+    ({w: EXISTS if w >= 8 else NONE_EXISTS for w in range(1, 20)}, (8, True)),
+    ({w: EXISTS for w in range(1, 20)}, (1, True)),
+    ({w: NONE_EXISTS for w in range(1, 20)}, (None, True)),
+    ({w: UNDECIDED if w == 16 else NONE_EXISTS for w in range(1, 20)}, (None, False)),
+    ({w: EXISTS if w >= 8 else (UNDECIDED if w == 4 else NONE_EXISTS) for w in range(1, 20)},
+     (8, False)),
+])
+def test_minimal_width_bisects_the_grid_on_existence(truth, expected):
+    grid = [1, 2, 4, 8, 16]
+    asked = []
+
+    def existence_of(q):
+        asked.append(q)
+        return truth[q]
+
+    best, decided, tried = minimal_width(grid, existence_of)
+    assert (best, decided) == expected
+    assert tried == asked and len(asked) <= len(grid).bit_length()
+    with pytest.raises(ValueError, match="increasing"):
+        minimal_width([4, 2], existence_of)
