@@ -4,7 +4,7 @@ construction's width n N."""
 
 import numpy as np
 
-from expressivity.claims.trained_models import WIDTH_GROWTH_MIN_N, width_slope
+from expressivity.claims.trained_models.width import WIDTH_GROWTH_MIN_N, width_slope
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
