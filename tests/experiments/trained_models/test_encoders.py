@@ -11,8 +11,10 @@ from expressivity.experiments.trained_models.encoders import copy_rows, mixers_r
 
 def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
     copy = {**TM_COPY, "budget": 10, "every": 5, "window": 5}
-    assert copy_rows(pattern="dense", depth=1, **copy) == \
-        copy_rows(pattern="dense", depth="1", **copy)
+    rows = copy_rows(pattern="dense", depth=1, **copy)
+    assert rows == copy_rows(pattern="dense", depth="1", **copy)
+    # dense attention: every token hears every token after one layer (Assumption 1, s = 1)
+    assert rows[0]["assumption1"] is True and rows[0]["reach_layers"] == 1
     mixers = {**TM_MIXERS, "budget": 10, "every": 5, "window": 5}
     rows = mixers_rows(alternative="conv", k=0, **mixers)
     assert rows == mixers_rows(alternative="conv", k="0", **mixers)
