@@ -28,6 +28,7 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
                  eps_zero: float, d_max: int, *, d_start: int = 32, resolution: float = 0.03,
                  min_step: int = 16, horizon_factor: float = 1.1, max_extensions: int = 3,
                  form: str = "row", block: int = 128, device: str = "cpu",
+                 tracked: np.ndarray | None = None,
                  progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """d_min of one trial, with a horizon that is long enough.
 
@@ -40,8 +41,10 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
 
     ``device``: "cpu" runs this module's numpy search; "cuda" (or "auto" on a machine with a GPU)
     runs ``torch_search.one_pass_search_torch`` on the GPU (same factors, same definitions; equal
-    d_min wherever the decision margin exceeds the rounding bound). ``progress(rows_done, n)``
-    after each block of rows. The factors of the last pass are kept in ``factors``.
+    d_min wherever the decision margin exceeds the rounding bound). ``tracked``: the rows checked
+    at every grid point, whose own d is ``row_d_min`` (None: every row, without pruning; see
+    ``one_pass_search``). ``progress(rows_done, n)`` after each block of rows. The factors of the
+    last pass are kept in ``factors``.
     """
     d_max = integer("d_max", d_max, 1)
     search, used = one_pass_search, "cpu"
@@ -59,7 +62,8 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
         rng.bit_generator.state = state
         grid = d_grid(d_start, d_max, resolution, min_step)
         QT, KT = coupled_factors(target, B, rng, int(grid[-1]), form)
-        res = search(target, QT, KT, grid, eps_ratio, eps_zero, block, progress=progress)
+        res = search(target, QT, KT, grid, eps_ratio, eps_zero, block, tracked=tracked,
+                     progress=progress)
         res.extensions = ext
         if not math.isnan(res.d_min) and horizon_factor * res.d_min <= grid[-1]:
             break

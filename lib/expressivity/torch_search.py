@@ -30,7 +30,13 @@ import torch
 
 from expressivity.approximation_check import check_tolerances
 from expressivity.arguments import integer
-from expressivity.one_pass_search import SearchResult, check_grid, slack_rounding_bound
+from expressivity.one_pass_search import (
+    GridOutcome,
+    SearchResult,
+    check_grid,
+    row_blocks,
+    slack_rounding_bound,
+)
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
 
@@ -51,62 +57,67 @@ def block_rows(n: int, block: int, device: torch.device) -> int:
 
 def one_pass_search_torch(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
                           eps_ratio: float, eps_zero: float, block: int = 256,
-                          device: str = "cpu", prune: bool = True,
+                          device: str = "cpu", tracked: np.ndarray | None = None,
                           progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """``one_pass_search`` in torch float64 on ``device`` ("cpu", "cuda" or "auto").
 
     ``QT, KT: (d_max, n)`` the unscaled factors (``fixed_module.coupled_factors``); ``grid`` the
-    increasing candidate d; ``prune`` as in ``one_pass_search`` (a grid point some earlier block
-    failed is skipped). ``progress(rows_done, n)`` is called after each block.
+    increasing candidate d; ``tracked`` as in ``one_pass_search`` (rows checked at every grid
+    point; the others only where no row before them failed). The device works through a block
+    without waiting: every checked grid point's slacks are reduced on the device and the block is
+    decided in one transfer, the only host synchronisation per block. ``progress(rows_done, n)``
+    is called after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
     grid = check_grid(grid, QT, KT, target.n)
     dev = configure_torch(1, device)
-    n, G = target.n, len(grid)
-    rows = block_rows(n, block, dev)
-    d_max = int(grid[-1])
-    # the factors go to the device as they are (no host copy); Q is a transposed view, which
-    # addmm_ takes without copying
+    n, d_max = target.n, int(grid[-1])
+    # the tracked rows form one block on a GPU (as many rows as fit), the others fill BLOCK_BYTES
+    blocks = row_blocks(n, block_rows(n, block, dev), tracked)
+    # the factors go to the device as they are (no host copy); Q is a transposed view
     Q = torch.from_numpy(QT[:d_max]).to(dev).T  # (n, d_max)
     K = torch.from_numpy(KT[:d_max]).to(dev)  # (d_max, n)
     cols = torch.from_numpy(target.cols).to(dev)
     log_a = torch.from_numpy(np.log(target.vals)).to(dev)
-    log_z = math.log(eps_zero)
-    slack = torch.full((G,), math.inf, dtype=torch.float64, device=dev)
-    row_first = torch.full((n,), -1, dtype=torch.int64, device=dev)
-    row_last_fail = torch.full((n,), -1, dtype=torch.int64, device=dev)
-    candidate = np.ones(G, dtype=bool)
-    for r0 in range(0, n, rows):
-        r1 = min(n, r0 + rows)
-        P = torch.zeros((r1 - r0, n), dtype=torch.float64, device=dev)
-        c, la = cols[r0:r1], log_a[r0:r1]
-        # (row, column) of every support slot: index_put_ without accumulation is deterministic
-        # (padding slots repeat a (column, value) pair, so their order does not matter)
-        at = (torch.arange(r1 - r0, device=dev)[:, None].expand_as(c), c)
-        hole = torch.full(c.shape, -math.inf, dtype=torch.float64, device=dev)
-        first, last = row_first[r0:r1], row_last_fail[r0:r1]
-        d_prev = 0
-        for g, d in enumerate(grid):
-            if prune and not candidate[g]:
-                continue
-            P.addmm_(Q[r0:r1, d_prev:int(d)], K[d_prev:int(d)])
-            d_prev = int(d)
-            raw = P[at]
-            P.index_put_(at, hole)
-            off_max = P.amax(dim=1) / d
-            P.index_put_(at, raw)
-            sup = raw / d
-            dev_ = sup - la
-            ratio = dev_.amax(dim=1) - dev_.amin(dim=1)
-            gap = off_max - sup.amin(dim=1)
-            s = torch.minimum(eps_ratio - ratio, log_z - gap)
-            ok = s >= 0
-            first[(first < 0) & ok] = g
-            last[~ok] = g
-            slack[g] = torch.minimum(slack[g], s.min())
-            if prune:
-                candidate[g] &= bool(ok.all())
+    out = GridOutcome(grid, sum(len(rows) for rows, full in blocks if full))
+    done = 0
+    for rows, full in blocks:
+        checks = out.checks(full)
+        if len(checks):  # else every grid point failed already: nothing left to decide
+            idx = torch.from_numpy(rows).to(dev)
+            slack = _block_slacks(Q[idx], K, cols[idx], log_a[idx], grid[checks], eps_ratio,
+                                  math.log(eps_zero))  # (C, b), on the device
+            ok = (slack >= 0).cpu().numpy() if full else None
+            out.add(checks, slack.amin(dim=1).cpu().numpy(), ok)
+        done += len(rows)
         if progress is not None:
-            progress(r1, n)
-    return SearchResult(np.asarray(grid), slack.cpu().numpy(), row_first.cpu().numpy(),
-                        row_last_fail.cpu().numpy(), slack_rounding_bound(QT, KT, d_max))
+            progress(done, n)
+    return out.result(slack_rounding_bound(QT, KT, d_max), tracked)
+
+
+def _block_slacks(Qb: torch.Tensor, K: torch.Tensor, cols: torch.Tensor, log_a: torch.Tensor,
+                  ds: np.ndarray, eps_ratio: float, log_z: float) -> torch.Tensor:
+    """``(C, b)`` slacks of a block's rows at the grid d in ``ds``, without a host synchronisation:
+    the logits ``P = Qb[:, :d] K[:d]`` accumulated panel by panel (``addmm_``), conditions (1) and
+    (2) evaluated on ``P / d`` at each d. ``Qb: (b, d_max)``, ``cols, log_a: (b, k)``."""
+    b, n = Qb.shape[0], K.shape[1]
+    P = torch.zeros((b, n), dtype=torch.float64, device=K.device)
+    # (row, column) of every support slot: index_put_ without accumulation is deterministic
+    # (padding slots repeat a (column, value) pair, so their order does not matter)
+    at = (torch.arange(b, device=K.device)[:, None].expand_as(cols), cols)
+    hole = torch.full(cols.shape, -math.inf, dtype=torch.float64, device=K.device)
+    slack = torch.empty((len(ds), b), dtype=torch.float64, device=K.device)
+    d_prev = 0
+    for c, d in enumerate(int(d) for d in ds):
+        P.addmm_(Qb[:, d_prev:d], K[d_prev:d])
+        d_prev = d
+        raw = P[at]
+        P.index_put_(at, hole)
+        off_max = P.amax(dim=1) / d
+        P.index_put_(at, raw)
+        sup = raw / d
+        dev_ = sup - log_a
+        ratio = dev_.amax(dim=1) - dev_.amin(dim=1)
+        gap = off_max - sup.amin(dim=1)
+        torch.minimum(eps_ratio - ratio, log_z - gap, out=slack[c])
+    return slack

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from expressivity.approximation_check import logit_values
+from expressivity.attention_mass import sample_rows
 from expressivity.d_min_search import search_d_min
 from expressivity.fixed_module import coupled_factors
 from expressivity.one_pass_search import d_grid, one_pass_search
@@ -19,17 +20,18 @@ from expressivity.torch_search import block_rows, one_pass_search_torch
 EPS_R, EPS_Z = 1.0, 0.1
 
 
-@pytest.mark.parametrize(("kind", "n", "k", "form", "seed", "prune"), [
-    ("permutations", 48, 1, "row", 0, True), ("permutations", 64, 2, "row", 1, False),
-    ("band", 40, 3, "row", 2, True), ("block", 50, 2, "column", 3, True),
-    ("permutations", 33, 2, "column", 4, False),
+@pytest.mark.parametrize(("kind", "n", "k", "form", "seed", "tracked"), [
+    ("permutations", 48, 1, "row", 0, 10), ("permutations", 64, 2, "row", 1, None),
+    ("band", 40, 3, "row", 2, 9), ("block", 50, 2, "column", 3, 12),
+    ("permutations", 33, 2, "column", 4, None),
 ])
-def test_torch_search_equals_the_reference(kind, n, k, form, seed, prune):
+def test_torch_search_equals_the_reference(kind, n, k, form, seed, tracked):
     rng = np.random.default_rng(seed)
     T = make_target(kind, n, k, 4.0, rng)
     grid = d_grid(8, 1500, 0.05, 8)
     QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]), form)
-    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=7, prune=prune)
+    rows = None if tracked is None else sample_rows(n, tracked)
+    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=7, tracked=rows)
     slow = naive_search(T, QT, KT, grid, EPS_R, EPS_Z, block=16)
     assert fast.rounding_tol == slow.rounding_tol
     assert fast.decision_margin > fast.rounding_tol and slow.decided
@@ -39,24 +41,33 @@ def test_torch_search_equals_the_reference(kind, n, k, form, seed, prune):
     passing = slow.slack >= 0
     assert np.array_equal(fast.slack >= 0, passing)
     assert np.allclose(fast.slack[passing], slow.slack[passing], rtol=0, atol=slow.rounding_tol)
-    if not prune:
+    if rows is None:
         assert np.allclose(fast.slack, slow.slack, rtol=0, atol=slow.rounding_tol)
-        assert np.array_equal(fast.row_first, slow.row_first)
-        assert np.array_equal(fast.row_last_fail, slow.row_last_fail)
+        rows = np.arange(n)
+    assert np.array_equal(fast.row_first, slow.row_first[rows])
+    assert np.array_equal(fast.row_last_fail, slow.row_last_fail[rows])
 
 
-def test_torch_search_reports_progress_and_matches_numpy_on_a_larger_case():
+def test_torch_search_matches_numpy_per_row_on_a_multi_block_trial():
+    """One trial of several blocks, as the workflow runs it (tracked rows spread over the
+    sequence, the other rows pruned): the torch path (the GPU's) and the numpy path (the CPU's)
+    give the same d_min, d_stable and per-row d of every tracked row, and report progress."""
     rng = np.random.default_rng(11)
     T = make_target("permutations", 300, 2, 4.0, rng)
     grid = d_grid(16, 2500, 0.05, 16)
     QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]))
+    rows = sample_rows(300, 80)
     seen = []
-    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=64,
+    fast = one_pass_search_torch(T, QT, KT, grid, EPS_R, EPS_Z, block=64, tracked=rows,
                                  progress=lambda done, total: seen.append((done, total)))
-    ref = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=64)
-    assert seen == [(r, 300) for r in (64, 128, 192, 256, 300)]
+    ref = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=64, tracked=rows)
+    assert seen == [(r, 300) for r in (64, 80, 144, 208, 272, 300)]
     assert fast.d_min == ref.d_min and fast.d_stable == ref.d_stable
     assert fast.decision_margin > fast.rounding_tol
+    assert np.array_equal(fast.rows, rows) and len(fast.row_d_min) == 80
+    assert np.array_equal(fast.row_d_min, ref.row_d_min, equal_nan=True)
+    # the rows' own d spread below d_stable: the column is informative, not d_start
+    assert grid[0] < np.nanmedian(ref.row_d_min) <= np.nanmax(ref.row_d_min) <= ref.d_stable
 
 
 def test_devices():

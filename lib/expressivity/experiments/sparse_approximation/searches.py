@@ -59,7 +59,9 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     d_stable the row holds the parameter-free prediction ``d_pred`` (``typical_dimension``: the d
     at which the median maximum of the n^2 Gaussian logit errors is eps_ratio / 2) and the
     attention's off-support mass and row total variation at d_min (``attention_mass``) over
-    ``mass_rows`` rows spread over the sequence (all rows when n <= mass_rows).
+    ``mass_rows`` rows spread over the sequence (all rows when n <= mass_rows). The same rows are
+    checked at every grid point of the search: ``row_d_min_median`` is the median over them of
+    each row's own d (the grid d after its last failure), the same on the CPU and a GPU.
     """
     missing = [key for key in SEARCH_KEYS if key not in search]
     if missing:
@@ -67,15 +69,15 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     n, k = target.n, target.k
     d_jl = jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
     d_max = max(search["d_start"], math.ceil(search["horizon_fraction"] * d_jl))
+    rows = sample_rows(n, mass_rows)
     res = search_d_min(target, rng, eps_ratio, eps_zero, d_max, d_start=search["d_start"],
                        resolution=search["resolution"], min_step=search["min_step"],
                        horizon_factor=search["horizon_factor"],
                        max_extensions=search["max_extensions"], form=form,
-                       block=search["block"], device=device, progress=progress)
+                       block=search["block"], device=device, tracked=rows, progress=progress)
     d_min, d_stable = res.d_min, res.d_stable
     B = logit_values(target, eps_ratio, eps_zero)
     d_pred = typical_dimension(row_norms(target, B), n, eps_ratio)
-    rows = sample_rows(n, mass_rows)
     off, tv = (np.full(1, np.nan),) * 2
     if not math.isnan(d_min):
         off, tv = factor_mass(target, *res.factors, int(d_min), rows, search["block"])
