@@ -187,6 +187,8 @@ CHEAP_RUNTIME = 2
 
 #: The runtime a job asks for: RUNTIME_MARGIN times its predicted time, plus START_MINUTES.
 RUNTIME_MARGIN, START_MINUTES = 1.5, 1
+#: The GPU node a run is planned for: its CPU cores and its GPU (named as in the measured rates).
+NODE = config["node"]
 
 
 def plannable_seconds(job_hours):
@@ -194,26 +196,73 @@ def plannable_seconds(job_hours):
     return (60 * job_hours - START_MINUTES) * 60 / RUNTIME_MARGIN
 
 
-def job_resources(seconds, peak_bytes):
-    """``runtime`` (minutes) and ``mem_mb`` a job asks for, from its cost model's CPU seconds and
-    peak bytes: half again the predicted time plus a minute to start (at least CHEAP_RUNTIME), a
-    quarter more than the predicted memory (at least 500 MB). `make plan` prints these.
+@functools.cache
+def gpu_rates():
+    """``{quantity: value}``: the latest measured rates of the node's GPU (``node.gpu``) in
+    benchmarks/device_rates.csv (workflow/device_rates.py), for the cost models' GPU plans."""
+    from device_rates import rates
+
+    try:
+        return {quantity: row["value"] for quantity, row in rates(NODE["gpu"]).items()}
+    except ValueError as err:
+        raise WorkflowError(f"{err}\nNothing was run.") from None
+
+
+def placement(device, seconds, gpu_seconds):
+    """Where a job with a GPU path runs, from the stage's ``device`` and its predicted seconds on
+    one CPU core and on the node's GPU (None: no GPU cost model): "cpu", or ``device`` itself.
+    ``cuda`` puts every such job on the GPU; ``auto`` only those the GPU finishes before the
+    node's cores together would (``gpu_seconds * node.cores < seconds``), so that GPU jobs, which
+    run one at a time, never make a GPU node slower than its CPUs alone; the rest run on a core
+    (device "cpu", gpu=0), also on a machine with a GPU."""
+    if device == "cuda":
+        return device
+    if device == "auto" and gpu_seconds is not None and gpu_seconds * NODE["cores"] < seconds:
+        return device
+    return "cpu"
+
+
+def job_resources(seconds, peak_bytes, gpu_seconds=None, device="cpu"):
+    """The resources of a job from its cost model's predicted seconds on one CPU core, peak bytes
+    and (for a job with a GPU path, whose stage's ``device`` is given) predicted seconds on the
+    node's GPU: where it runs (``gpu``: 1 on the GPU, see ``placement``), the predictions
+    ``cpu_ms`` and ``gpu_ms`` (0 for a job planned on a core) that `make plan` sums and schedules,
+    and what a cluster is asked for: ``runtime`` (minutes), half again the prediction on its
+    device plus a minute to start (at least CHEAP_RUNTIME), and ``mem_mb``, a quarter more than
+    the predicted memory (at least 500 MB).
     """
+    on_gpu = placement(device, seconds, gpu_seconds) != "cpu"
+    planned = gpu_seconds if on_gpu and gpu_seconds is not None else seconds
     return {
         "runtime": max(
-            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * seconds / 60)
+            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * planned / 60)
         ),
         "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
+        "gpu": int(on_gpu),
+        "cpu_ms": math.ceil(1000 * seconds),
+        "gpu_ms": math.ceil(1000 * planned) if on_gpu else 0,
     }
 
 
-def per_job(cost):
+def per_job(cost, device="cpu"):
     """``job_resources`` of every job of a rule with wildcards; ``cost(wildcards)`` gives the
-    job's (CPU seconds, peak bytes)."""
+    job's (CPU seconds, peak bytes) or (CPU seconds, peak bytes, GPU seconds), ``device`` the
+    stage's for a rule with a GPU path."""
     return {
-        key: (lambda wc, key=key: job_resources(*cost(wc))[key])
-        for key in ("runtime", "mem_mb")
+        key: (lambda wc, key=key: job_resources(*cost(wc), device=device)[key])
+        for key in ("runtime", "mem_mb", "gpu", "cpu_ms", "gpu_ms")
     }
+
+
+def job_device(cost, device):
+    """The ``device`` param of every job of a rule with a GPU path (``placement``): it must match
+    the job's ``gpu`` resource, so that a job planned on a core never takes the GPU."""
+
+    def chosen(wildcards):
+        seconds, _, *gpu_seconds = cost(wildcards)
+        return placement(device, seconds, *(gpu_seconds or [None]))
+
+    return chosen
 
 
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------

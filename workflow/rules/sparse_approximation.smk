@@ -8,13 +8,13 @@ import math
 
 # imported under the stage's prefix: every rules file shares one namespace
 from expressivity.experiments.sparse_approximation.searches import (
-    PLAN_FLOPS as SA_PLAN_FLOPS,
     VARIED as SA_VARIED_KEYS,
-    chunk_cost as sa_chunk_cost,
-    series_jobs as sa_series_jobs,
+    sweep_points as sa_sweep_points,
+    trial_chunks as sa_trial_chunks,
 )
 from expressivity.experiments.sparse_approximation.cost import (
     OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
+    chunk_cost as sa_chunk_cost,
     optimised_cost as sa_optimised_plan,
 )
 
@@ -28,9 +28,9 @@ SA_MASS = SA_CFG["mass"]
 SA_VARIED = {
     key: SA_CFG["vary"]["forms" if key == "form" else key] for key in SA_VARIED_KEYS
 }
-# jobs that can use a GPU ask for one unless the device is the CPU (under SLURM: --gpus)
-SA_GPU = 0 if SA_CFG["device"] == "cpu" else 1
-SA_RATE = SA_PLAN_FLOPS["cpu" if SA_GPU == 0 else "gpu"]
+# where the searches may run; the measured rates of the node's GPU when they may use one
+SA_DEVICE = SA_CFG["device"]
+SA_RATES = None if SA_DEVICE == "cpu" else gpu_rates()
 
 # the stage's top-level settings `keys` (a job's params hold only those it uses)
 sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
@@ -38,32 +38,47 @@ sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
 
 
-# the jobs of the sweep-like sections: one per (n, k, chunk of trials), every n up to the n_max of
-# its k, trials split so that no job's runtime exceeds limits.job_hours
-SA_SWEEP_JOBS, SA_MASS_JOBS = (
-    sa_series_jobs(
-        SA_CFG, series, SA_RATE, plannable_seconds(config["limits"]["job_hours"])
-    )
-    for series in ("sweep", "mass")
-)
-# (seconds, peak bytes) of a job of a sweep-like section: its trials first..last
-sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
-    SA_CFG, series, int(wc.n), int(wc.k), int(wc.last) - int(wc.first) + 1, SA_RATE
-)
+def sa_series_plan(series):
+    """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
+    section, one per (n, k, chunk of trials). Each point's trials go where all of them together
+    are placed (``placement``) and are split so that no job's runtime there exceeds
+    limits.job_hours."""
+    jobs = {}
+    for n, k, trials in sa_sweep_points(SA_CFG[series]):
+        cpu_s, _, gpu_s = sa_chunk_cost(SA_CFG, series, n, k, trials, SA_RATES)
+        on_gpu = placement(SA_DEVICE, cpu_s, gpu_s) != "cpu" and gpu_s is not None
+        chunks = sa_trial_chunks(
+            trials,
+            (gpu_s if on_gpu else cpu_s) / trials,
+            plannable_seconds(config["limits"]["job_hours"]) / 3600,
+        )
+        for first, last in chunks:
+            jobs[n, k, first, last] = sa_chunk_cost(
+                SA_CFG, series, n, k, last - first + 1, SA_RATES
+            )
+    return jobs
+
+
+SA_SWEEP_JOBS, SA_MASS_JOBS = (sa_series_plan(series) for series in ("sweep", "mass"))
+# (CPU seconds, peak bytes, GPU seconds) of a job of a sweep-like section
+sa_job_cost = lambda jobs: lambda wc: jobs[
+    int(wc.n), int(wc.k), int(wc.first), int(wc.last)
+]
 
 SA_OPT = SA_CFG["optimised"]
 SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 
 
 # (CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in which
-# every grid d fails after all its steps, on one CPU core
+# every grid d fails after all its steps, on one CPU core (no GPU cost model: device auto keeps
+# it on a core, cuda puts it on the GPU)
 sa_optimised_cost = lambda wc: sa_optimised_plan(
     n=SA_OPT["n"],
     k=int(wc.k),
     trials=SA_OPT["trials"],
     search=SA_CFG["search"],
     optimise=SA_OPT_SETTINGS,
-    **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
+    **sa_settings("R", "eps_ratio", "eps_zero", "delta", "target"),
 )
 
 
@@ -128,12 +143,11 @@ rule sa_sweep:
         first=r"\d+",
         last=r"\d+",
     # the longest jobs start first, so that the cores finish together
-    priority: lambda wc: math.ceil(sa_job_cost("sweep")(wc)[0] / 60)
+    priority: lambda wc: math.ceil(sa_job_cost(SA_SWEEP_JOBS)(wc)[0] / 60)
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost("sweep")),
-        gpu=SA_GPU,
+        **per_job(sa_job_cost(SA_SWEEP_JOBS), SA_DEVICE),
     params:
         **sa_settings(
             "target",
@@ -142,9 +156,9 @@ rule sa_sweep:
             "eps_zero",
             "delta",
             "search",
-            "device",
             "mass_rows",
         ),
+        device=job_device(sa_job_cost(SA_SWEEP_JOBS), SA_DEVICE),
         seed=config["seed"],
     script:
         script_path(SA, "sweep")
@@ -165,16 +179,14 @@ rule sa_mass:
         k=r"\d+",
         first=r"\d+",
         last=r"\d+",
-    priority: lambda wc: math.ceil(sa_job_cost("mass")(wc)[0] / 60)
+    priority: lambda wc: math.ceil(sa_job_cost(SA_MASS_JOBS)(wc)[0] / 60)
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost("mass")),
-        gpu=SA_GPU,
+        **per_job(sa_job_cost(SA_MASS_JOBS), SA_DEVICE),
     params:
-        **sa_settings(
-            "target", "R", "eps_ratio", "delta", "search", "device", "mass_rows"
-        ),
+        **sa_settings("target", "R", "eps_ratio", "delta", "search", "mass_rows"),
+        device=job_device(sa_job_cost(SA_MASS_JOBS), SA_DEVICE),
         seed=config["seed"],
         eps=SA_MASS["eps"],
         horizon_fraction=SA_MASS["horizon_fraction"],
@@ -319,12 +331,10 @@ rule sa_optimised:
     conda:
         ENV
     resources:
-        **per_job(sa_optimised_cost),
-        gpu=SA_GPU,
+        **per_job(sa_optimised_cost, SA_DEVICE),
     params:
-        **sa_settings(
-            "target", "R", "eps_ratio", "eps_zero", "delta", "search", "device"
-        ),
+        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
+        device=job_device(sa_optimised_cost, SA_DEVICE),
         seed=config["seed"],
         n=SA_OPT["n"],
         trials=SA_OPT["trials"],

@@ -26,14 +26,15 @@ TM_MIXERS = [
     for k in TM_CFG["mixers"]["attention_layers"]
     if k < TM_CFG["mixers"]["depth"]
 ] + [("attention", TM_CFG["mixers"]["depth"])]
-# jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
-# SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
-TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
-# what every job gets: the root seed, torch threads and device, seeds and the plateau rule
+# jobs run torch on a GPU where `placement` puts them (device cuda: every job; auto: those the
+# GPU pays for); they then ask for one (resource gpu; under SLURM --gpus, locally at most one such
+# job at a time, see workflow/profiles/default), planned at the GPU's measured rates
+TM_DEVICE = TM_CFG["device"]
+TM_RATES = None if TM_DEVICE == "cpu" else gpu_rates()
+# what every job gets: the root seed, torch threads, seeds and the plateau rule (and its device)
 TM_PARAMS = dict(
     seed=config["seed"],
     threads=TM_CFG["threads"],
-    device=TM_CFG["device"],
     seeds=TM_CFG["seeds"],
     min_gain=TM_CFG["min_gain"],
 )
@@ -61,6 +62,7 @@ TM_DATA = ("vocab_size", "d", "n", "n_classes")
 tm_memorize_cost = memorization_cost(
     seeds=TM_CFG["seeds"],
     **tm_settings("memorization", *TM_DATA, "N", "width", "lr", "budget"),
+    rates=TM_RATES,
 )
 tm_heads_cost = lambda wc: heads_cost(
     heads=int(wc.heads),
@@ -68,21 +70,25 @@ tm_heads_cost = lambda wc: heads_cost(
     seeds=TM_CFG["seeds"],
     N=TM_HEADS["N"],
     **tm_settings("memorization", *TM_DATA, "width", "lr", "budget"),
+    rates=TM_RATES,
 )
 tm_width_cost = lambda wc: width_cost(
     N=int(wc.N),
     seeds=TM_CFG["seeds"],
     **tm_settings("memorization", *TM_DATA),
     **tm_settings("width_search", "widths", "lr", "budget"),
+    rates=TM_RATES,
 )
 tm_copy_cost = lambda wc: copy_cost(
     depth=int(wc.depth),
     seeds=TM_CFG["seeds"],
     **tm_settings("copy", *TM_ENCODER),
+    rates=TM_RATES,
 )
 tm_mixers_cost = mixers_cost(
     seeds=TM_CFG["seeds"],
     **tm_settings("mixers", *TM_ENCODER, "depth"),
+    rates=TM_RATES,
 )
 
 TABLES[TM] = {
@@ -137,10 +143,10 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_memorize_cost),
-        gpu=TM_GPU,
+        **job_resources(*tm_memorize_cost, device=TM_DEVICE),
     params:
         **TM_PARAMS,
+        device=job_device(lambda wc: tm_memorize_cost, TM_DEVICE),
         **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", "budget"),
         **tm_settings("memorization", "window", "record_every"),
     script:
@@ -164,10 +170,10 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_heads_cost),
-        gpu=TM_GPU,
+        **per_job(tm_heads_cost, TM_DEVICE),
     params:
         **TM_PARAMS,
+        device=job_device(tm_heads_cost, TM_DEVICE),
         **tm_settings("memorization", *TM_DATA, "width", "lr", "budget", "window"),
         **tm_settings("heads_rank", "N", "pairs"),
     script:
@@ -190,10 +196,10 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_width_cost),
-        gpu=TM_GPU,
+        **per_job(tm_width_cost, TM_DEVICE),
     params:
         **TM_PARAMS,
+        device=job_device(tm_width_cost, TM_DEVICE),
         **tm_settings("memorization", *TM_DATA),
         **tm_settings("width_search", "widths", "lr", "budget", "window"),
     script:
@@ -217,10 +223,10 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_copy_cost),
-        gpu=TM_GPU,
+        **per_job(tm_copy_cost, TM_DEVICE),
     params:
         **TM_PARAMS,
+        device=job_device(tm_copy_cost, TM_DEVICE),
         **tm_settings("copy", *TM_ENCODER),
     script:
         script_path(TM, "copying")
@@ -243,10 +249,10 @@ rule tm_mixers:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_mixers_cost),
-        gpu=TM_GPU,
+        **job_resources(*tm_mixers_cost, device=TM_DEVICE),
     params:
         **TM_PARAMS,
+        device=job_device(lambda wc: tm_mixers_cost, TM_DEVICE),
         **tm_settings("mixers", *TM_ENCODER, "depth", "kernel"),
     script:
         script_path(TM, "mixers")

@@ -1,31 +1,158 @@
-"""The plan of the optimised-inputs job (``optimised.optimised_table``): planned CPU seconds and
-peak bytes, and the settings it uses. Apart from the job and from ``optimised_inputs`` so that the
-workflow plans it without importing torch (every Snakemake start pays for what the rules import).
+"""The cost model of the sparse stage's search jobs: predicted seconds on one CPU core and on a GPU,
+and peak bytes, from the job's settings. The rules plan with it (``runtime``, ``mem_mb``, which
+jobs of ``device: auto`` go to the GPU, how trials are split into jobs); apart from the jobs and
+from torch so that every Snakemake start stays cheap.
+
+One trial (``searches.trial_record``) draws the prefix-coupled factors (``2 n d_max`` normals and
+the support's gathers: ``drawn`` entries), runs the one-pass search up to the horizon d_max
+(``2 n^2 d_max`` flops of products; the checks read ``checked`` logits: the tracked rows at every
+grid point, the other rows at the grid points from d_min on) and measures the attention mass of
+the tracked rows at d_min (``2 m n d_min`` flops). A horizon too short for d_min is extended x1.5
+and the trial redone, so the work depends on d_min, which is planned as ``D_MIN_OVER_PRED`` times
+the parameter-free prediction (``random_projection.typical_dimension``; here every row has the
+median row norm of a small target of the same kind, and the Gaussian maximum is the median of
+``n^2`` of them).
+
+On the CPU (numpy, one core) the constants below were measured on this project's machine
+(``benchmarks/records/``; ``tests/unit/test_plan.py`` checks them against those records). On a GPU
+the products and checks run at the GPU's measured search rate, the drawing and the mass stay on
+the CPU, and a job pays the GPU's start once (``workflow/device_rates.py``: ``rates`` below is
+its ``{quantity: value}``).
 """
 
 from __future__ import annotations
 
-from expressivity.experiments.sparse_approximation.searches import PLAN_FLOPS, search_cost
-from expressivity.one_pass_search import d_grid
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
 
+import numpy as np
+
+from expressivity.approximation_check import logit_values
+from expressivity.one_pass_search import d_grid
+from expressivity.random_projection import jl_dimension
+from expressivity.sparse_target import make_target
+
+#: A search job's start (interpreter, numpy, scipy, pandas: seconds) and its resident bytes
+#: besides the factors and the logits (Python, numpy, the tables).
+START_SECONDS = 2.0
+JOB_BASE_BYTES = 500 * 2**20
+#: One CPU core: seconds per trial besides the terms below (target, B, d_pred, the table row), per
+#: factor entry drawn, per logit checked, and the sustained rate of the products (dgemm in place).
+TRIAL_SECONDS = 0.02
+DRAW_SECONDS = 1.5e-8
+CHECK_SECONDS = 1.5e-9
+CPU_FLOPS = 2.5e10
+#: Median of d_min / d_pred over the default run's sweep and mass trials (n = 64 .. 16384, k = 1,
+#: 2, 4; ``benchmarks/records/``).
+D_MIN_OVER_PRED = 0.5
 #: The torch process of a job (measured: 406 MB resident on the CI config) and the seconds to start
-#: it (interpreter, numpy, pandas, torch), for the cost model.
-BASE_BYTES = 450 * 2**20
-START_SECONDS = 5.0
+#: it (interpreter, numpy, pandas, torch), for the optimised-inputs job.
+TORCH_BASE_BYTES = 450 * 2**20
+TORCH_START_SECONDS = 5.0
 #: Settings of the optimisation (the config's ``optimised`` section, but n, k and trials).
 OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
                  "check_every", "lr", "margin")
-
 #: Planning constants of one step of ``optimised_inputs.optimise_inputs`` on one CPU core: a fixed
-#: overhead (about 20 small torch operations) and the sustained flop rate of the step's products
-#: (as ``PLAN_FLOPS``).
+#: overhead (about 20 small torch operations) and the sustained flop rate of the step's products.
 STEP_OVERHEAD_S = 6e-4
 STEP_FLOPS_PER_S = 2.0e10
 
 
+@dataclass(frozen=True)
+class TrialWork:
+    """The work of one trial: flops of the search's products and of the mass measurement, factor
+    entries drawn, logits checked, the horizon of each pass, and the peak bytes of the factors and
+    one block of logits on the CPU."""
+
+    search_flops: float
+    mass_flops: float
+    drawn: float
+    checked: float
+    horizons: tuple[int, ...]
+    peak_bytes: int
+
+    def cpu_seconds(self) -> float:
+        """Seconds on one CPU core (numpy)."""
+        return (TRIAL_SECONDS + DRAW_SECONDS * self.drawn + CHECK_SECONDS * self.checked
+                + (self.search_flops + self.mass_flops) / CPU_FLOPS)
+
+    def gpu_seconds(self, rates: dict[str, float]) -> float:
+        """Seconds with the search on a GPU of measured ``rates`` (drawing and mass on the CPU)."""
+        return (rates["sweep_trial_fixed_s"] + DRAW_SECONDS * self.drawn
+                + self.mass_flops / CPU_FLOPS + self.search_flops / rates["search_kernel_flops"])
+
+
+def planned_d_min(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float,
+                  target: str = "permutations") -> float:
+    """The d_min a plan expects: ``D_MIN_OVER_PRED * (2 t / eps_ratio)^2`` with t the median of the
+    largest of n^2 Gaussian logit errors of sd the median row norm ``||B_i||`` of a target of this
+    kind (drawn at min(n, 256) rows: the norms do not depend on n)."""
+    small = make_target(target, min(n, 256), min(k, min(n, 256)), R, np.random.default_rng(0))
+    norm = float(np.median(np.sqrt((np.where(small.real, logit_values(small, eps_ratio, eps_zero),
+                                             0.0) ** 2).sum(axis=1))))
+    z = -NormalDist().inv_cdf(math.log(2) / (2.0 * n * n))
+    return D_MIN_OVER_PRED * (2 * norm * z / eps_ratio) ** 2
+
+
+def trial_work(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float, delta: float,
+               search: dict, horizon_fraction: float, mass_rows: int,
+               target: str = "permutations") -> TrialWork:
+    """The work of one ``trial_record`` at (n, k): passes from the first horizon ``d_0 =
+    max(d_start, ceil(horizon_fraction d_JL))``, extended x1.5 (at most ``max_extensions`` times)
+    while ``horizon_factor * d_min`` exceeds it, with d_min from ``planned_d_min``."""
+    d_min = planned_d_min(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, target=target)
+    d_max = max(search["d_start"], math.ceil(horizon_fraction
+                                             * jl_dimension(n, k, R, eps_ratio, eps_zero, delta)))
+    m = min(n, mass_rows)
+    horizons, checked = [], 0.0
+    for ext in range(search["max_extensions"] + 1):
+        grid = d_grid(search["d_start"], d_max, search["resolution"], search["min_step"])
+        horizons.append(int(grid[-1]))
+        found = search["horizon_factor"] * d_min <= grid[-1]
+        # the tracked rows at every grid point; the others at the points from d_min on, where
+        # they are candidates (a pass that ends before d_min leaves almost none)
+        checked += m * n * len(grid) + (n - m) * n * float((grid >= d_min).sum() if found else 0)
+        if found or ext == search["max_extensions"]:
+            break
+        d_max = math.ceil(d_max * 1.5)
+    d_top = horizons[-1]
+    return TrialWork(search_flops=2.0 * n * n * sum(horizons),
+                     mass_flops=2.0 * m * n * min(d_min, d_top),
+                     drawn=float(n * (k + 1) * sum(horizons)),
+                     checked=checked, horizons=tuple(horizons),
+                     peak_bytes=16 * n * d_top + 8 * n * min(n, search["block"]))
+
+
+def series_trial_work(cfg: dict, series: str, n: int, k: int) -> TrialWork:
+    """``trial_work`` at (n, k) of the sweep-like section ``series`` of the stage's config ``cfg``:
+    ``sweep`` searches at ``eps_zero``, ``mass`` at ``mass.eps / n``, each from its own first
+    horizon."""
+    if series == "sweep":
+        eps_zero, fraction = cfg["eps_zero"], cfg["search"]["horizon_fraction"]
+    elif series == "mass":
+        eps_zero, fraction = cfg["mass"]["eps"] / n, cfg["mass"]["horizon_fraction"]
+    else:
+        raise ValueError(f"unknown series {series!r}; use sweep or mass")
+    return trial_work(n=n, k=k, R=cfg["R"], eps_ratio=cfg["eps_ratio"], eps_zero=eps_zero,
+                      delta=cfg["delta"], search=cfg["search"], horizon_fraction=fraction,
+                      mass_rows=cfg["mass_rows"], target=cfg["target"])
+
+
+def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
+               rates: dict[str, float] | None = None) -> tuple[float, int, float | None]:
+    """``(CPU seconds, peak bytes, GPU seconds)`` of a job of ``trials`` trials at (n, k) of
+    ``series``: its start and its trials on one CPU core, and on the GPU of measured ``rates``
+    (None without: no GPU plan). A GPU job also holds the factors and a block of
+    ``torch_search.BLOCK_BYTES`` on the device, not counted here (host memory)."""
+    work = series_trial_work(cfg, series, n, k)
+    gpu = None if rates is None else rates["gpu_job_start_s"] + trials * work.gpu_seconds(rates)
+    return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes, gpu
+
+
 def step_seconds(n: int, k: int, d: int) -> float:
-    """Planned seconds of one step at (n, k, d): three n x n x d products (S and the two
-    gradients, 6 n^2 d flops) and about 30 n^2 k elementwise operations, plus the overhead."""
+    """Planned seconds of one optimisation step at (n, k, d): three n x n x d products (S and the
+    two gradients, 6 n^2 d flops) and about 30 n^2 k elementwise operations, plus the overhead."""
     return STEP_OVERHEAD_S + (6.0 * n * n * d + 30.0 * n * n * k) / STEP_FLOPS_PER_S
 
 
@@ -37,19 +164,20 @@ def scan_seconds(n: int, k: int, *, d_start: int, d_max: int, resolution: float,
 
 
 def optimised_cost(*, n: list[int], k: int, trials: int, R: float, eps_ratio: float,
-                   eps_zero: float, delta: float, search: dict, optimise: dict) -> tuple[float, int]:
-    """Planned CPU seconds and peak bytes of one ``optimised_table`` job (every n >= k of ``n`` at one
-    k) on one CPU core: per trial the random search (``searches.search_cost`` at ``PLAN_FLOPS``)
-    and an upper plan of the scan in which every grid d fails after all its steps
-    (``scan_seconds``), after ``START_SECONDS``. Memory: the torch process
-    (``BASE_BYTES``) and the largest n's search factors or about 12 n x n x k float64 arrays of
-    the hinge."""
-    peak, seconds = 0, START_SECONDS
+                   eps_zero: float, delta: float, search: dict, optimise: dict,
+                   target: str = "permutations") -> tuple[float, int]:
+    """Planned CPU seconds and peak bytes of one ``optimised_table`` job (every n >= k of ``n`` at
+    one k) on one CPU core: per trial the random search (``trial_work``, every row tracked) and an
+    upper plan of the scan in which every grid d fails after all its steps (``scan_seconds``),
+    after ``TORCH_START_SECONDS``. Memory: the torch process (``TORCH_BASE_BYTES``) and the largest
+    n's search factors or about 12 n x n x k float64 arrays of the hinge."""
+    peak, seconds = 0, TORCH_START_SECONDS
     for n_ in (n_ for n_ in n if n_ >= k):
-        nbytes, flops = search_cost(n=n_, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero,
-                                    delta=delta, horizon_fraction=search["horizon_fraction"])
+        work = trial_work(n=n_, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
+                          search=search, horizon_fraction=search["horizon_fraction"],
+                          mass_rows=n_, target=target)
         scan = scan_seconds(n_, k, **{key: optimise[key] for key in
                                       ("d_start", "d_max", "resolution", "restarts", "steps")})
-        peak = max(peak, nbytes, 12 * 8 * n_ * n_ * k)
-        seconds += trials * (flops / PLAN_FLOPS["cpu"] + scan)
-    return seconds, BASE_BYTES + peak
+        peak = max(peak, work.peak_bytes, 12 * 8 * n_ * n_ * k)
+        seconds += trials * (work.cpu_seconds() + scan)
+    return seconds, TORCH_BASE_BYTES + peak

@@ -3,7 +3,7 @@ varied one at a time; the construction at the JL bound; the logit error against 
 
 The mathematics is in ``sparse_target``, ``approximation_check``, ``fixed_module``,
 ``random_projection``, ``one_pass_search`` (``torch_search`` on a GPU) and ``attention_mass``; the
-rules call ``search_cost`` to plan resources.
+rules plan the jobs with ``cost`` (seconds, memory, device) and split trials with ``trial_chunks``.
 """
 
 from __future__ import annotations
@@ -102,59 +102,6 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
         "precision": "float64" if res.decided else "undecided in float64",
         "identity_error": res.meta["identity_error"], "device": res.meta["device"],
     }
-
-
-#: Sustained flop rates of the search used to PLAN jobs (runtime, chunks): one CPU core (dgemm in
-#: place and the per-grid-point checks; about 30 GFLOP/s measured here, 20 leaves room for slower
-#: nodes) and one GPU in float64 (a prototype measured 17.6 TFLOP/s effective on an H100).
-PLAN_FLOPS = {"cpu": 2.0e10, "gpu": 5.0e12}
-
-
-def search_cost(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float, delta: float,
-                horizon_fraction: float) -> tuple[int, float]:
-    """Peak bytes and flops of one ``trial_record`` whose horizon is extended once (x1.5): the
-    factors hold ``2 n d_max`` doubles, and the passes at d_0 and 1.5 d_0 cost ``2 n^2 d`` each,
-    with ``d_0 = horizon_fraction * d_JL``. For planning cluster resources."""
-    d_0 = horizon_fraction * jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
-    return math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0
-
-
-#: Bytes a search job holds besides its factors (Python, numpy, the tables), for planning.
-JOB_BASE_BYTES = 500 * 2**20
-
-
-def series_trial_cost(cfg: dict, series: str, n: int, k: int) -> tuple[int, float]:
-    """Peak bytes and flops of one trial at (n, k) of the sweep-like section ``series`` of the
-    stage's config ``cfg``: ``sweep`` searches at ``eps_zero``, ``mass`` at ``mass.eps / n``, each
-    from its own first horizon (``search_cost``)."""
-    if series == "sweep":
-        eps_zero, fraction = cfg["eps_zero"], cfg["search"]["horizon_fraction"]
-    elif series == "mass":
-        eps_zero, fraction = cfg["mass"]["eps"] / n, cfg["mass"]["horizon_fraction"]
-    else:
-        raise ValueError(f"unknown series {series!r}; use sweep or mass")
-    return search_cost(n=n, k=k, R=cfg["R"], eps_ratio=cfg["eps_ratio"], eps_zero=eps_zero,
-                       delta=cfg["delta"], horizon_fraction=fraction)
-
-
-def series_jobs(cfg: dict, series: str, flops_per_second: float,
-                job_seconds: float) -> list[tuple[int, int, int, int]]:
-    """``(n, k, first, last)`` of every job of a sweep-like section: each point of
-    ``sweep_points`` with its trials split (``trial_chunks``) so that no job is planned longer than
-    ``job_seconds`` at ``flops_per_second``."""
-    jobs = []
-    for n, k, trials in sweep_points(cfg[series]):
-        seconds = series_trial_cost(cfg, series, n, k)[1] / flops_per_second
-        jobs += [(n, k, first, last)
-                 for first, last in trial_chunks(trials, seconds, job_seconds / 3600)]
-    return jobs
-
-
-def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
-               flops_per_second: float) -> tuple[float, int]:
-    """CPU seconds and peak bytes of a job of ``trials`` trials at (n, k) of ``series``."""
-    nbytes, flops = series_trial_cost(cfg, series, n, k)
-    return trials * flops / flops_per_second, nbytes + JOB_BASE_BYTES
 
 
 def sweep_points(section: dict) -> list[tuple[int, int, int]]:

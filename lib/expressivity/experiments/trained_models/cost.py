@@ -13,6 +13,11 @@ second) and carry the 50 % margin of the workflow's ``job_resources``:
   (forward and backward: 3 passes), plus one held-out evaluation every ``every`` steps.
 
 Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for the backward pass.
+
+On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
+a measured constant per encoder layer or per memorization epoch, after the GPU job's start
+(``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function returns
+``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
 """
 
 from __future__ import annotations
@@ -38,27 +43,37 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int) 
     return epochs * (MEM_STEP + MEM_FLOP * seeds * tokens * (width + mixing))
 
 
+def _gpu(rates: dict | None, steps: float, step: str) -> float | None:
+    """GPU seconds of ``steps`` launch-bound steps of kind ``step`` after the job's start."""
+    return None if rates is None else rates["gpu_job_start_s"] + steps * rates[step]
+
+
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,  # noqa: N803
-                      width: int, lr, budget: int) -> tuple[float, int]:
+                      width: int, lr, budget: int,
+                      rates: dict | None = None) -> tuple[float, int, float | None]:
     """One memorization arm: the seeds side by side for every learning rate."""
     del vocab_size, n_classes  # the vocabulary and the classes do not change the cost noticeably
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
                                                     mixing=n + d, epochs=budget + 1)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n)
+    return (seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n),
+            _gpu(rates, _grid(lr) * (budget + 1), "memorization_step_s"))
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
-               n_classes: int, N: int, width: int, lr, budget: int) -> tuple[float, int]:  # noqa: N803
+               n_classes: int, N: int, width: int, lr, budget: int,  # noqa: N803
+               rates: dict | None = None) -> tuple[float, int, float | None]:
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes
     mixing = heads * (head_size * (n + 2 * d) + n)
     seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
                                                     mixing=mixing, epochs=budget + 1)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing)
+    return (seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing),
+            _gpu(rates, _grid(lr) * (budget + 1), "memorization_step_s"))
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,  # noqa: N803
-               widths: Sequence[int], lr, budget: int) -> tuple[float, int]:
+               widths: Sequence[int], lr, budget: int,
+               rates: dict | None = None) -> tuple[float, int, float | None]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""
     del vocab_size, n_classes
@@ -66,32 +81,36 @@ def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes
     seconds = START_SECONDS + _grid(lr) * sum(
         _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1)
         for q in cells)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n)
+    return (seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n),
+            _gpu(rates, _grid(lr) * len(cells) * (budget + 1), "memorization_step_s"))
 
 
 def _encoder(*, seeds: int, layers: int, n: int, d_model: int, lr, batch: int, budget: int,
-             every: int, eval_size: int) -> tuple[float, int]:
+             every: int, eval_size: int, rates: dict | None) -> tuple[float, int, float | None]:
     flops = n * (6 * d_model**2 + 2 * n * d_model)
     step = layers * (ENC_STEP + ENC_FLOP * 3 * seeds * batch * flops)
     evaluate = layers * (ENC_STEP + ENC_FLOP * seeds * eval_size * flops)
-    seconds = START_SECONDS + _grid(lr) * (budget * step + math.ceil(budget / every) * evaluate)
+    evaluations = math.ceil(budget / every)
+    seconds = START_SECONDS + _grid(lr) * (budget * step + evaluations * evaluate)
     peak = BASE_BYTES + 4 * 24 * layers * seeds * max(batch, eval_size) * n * (d_model + n)
-    return seconds, peak
+    # an evaluation is a forward pass: about a third of a step's launches
+    gpu = _gpu(rates, _grid(lr) * layers * (budget + evaluations / 3), "encoder_layer_step_s")
+    return seconds, peak, gpu
 
 
 def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
-              batch: int, budget: int, every: int, window: int,
-              eval_size: int) -> tuple[float, int]:
+              batch: int, budget: int, every: int, window: int, eval_size: int,
+              rates: dict | None = None) -> tuple[float, int, float | None]:
     """One (pattern, depth) cell of the copying task."""
     del vocab, heads, window
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
-                    budget=budget, every=every, eval_size=eval_size)
+                    budget=budget, every=every, eval_size=eval_size, rates=rates)
 
 
 def mixers_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
-                budget: int, every: int, window: int, eval_size: int,
-                depth: int) -> tuple[float, int]:
+                budget: int, every: int, window: int, eval_size: int, depth: int,
+                rates: dict | None = None) -> tuple[float, int, float | None]:
     """One token-mixing model of the counting task (attention counted for every layer)."""
     del vocab, heads, window
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
-                    budget=budget, every=every, eval_size=eval_size)
+                    budget=budget, every=every, eval_size=eval_size, rates=rates)
