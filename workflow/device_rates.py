@@ -58,7 +58,8 @@ def rates(gpu: str, path: Path = TABLE) -> dict[str, dict]:
     missing = [q for q in PLANNING if q not in chosen]
     if missing:
         devices = sorted({row["device"] for row in read(path)})
-        raise ValueError(f"{path.relative_to(ROOT)} has no {', '.join(missing)} for a device named "
+        where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        raise ValueError(f"{where} has no {', '.join(missing)} for a device named "
                          f"like {gpu!r} (node.gpu in the config); devices there: "
                          f"{', '.join(devices)}")
     return chosen

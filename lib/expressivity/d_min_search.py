@@ -68,6 +68,6 @@ def search_d_min(target: SparseTarget, rng: np.random.Generator, eps_ratio: floa
         if not math.isnan(res.d_min) and horizon_factor * res.d_min <= grid[-1]:
             break
         d_max = math.ceil(d_max * 1.5)
-    res.meta = {"identity_error": identity_error(QT, KT, res.d_min), "device": used}
+    res.meta.update(identity_error=identity_error(QT, KT, res.d_min), device=used)
     res.factors = (QT, KT)
     return res

@@ -178,6 +178,7 @@ class GridOutcome:
         self.row_first = np.full(tracked, -1)
         self.row_last_fail = np.full(tracked, -1)
         self.tracked_done = 0
+        self.checks_done = 0
 
     def checks(self, tracked: bool) -> np.ndarray:
         """Grid indices the next block is checked at."""
@@ -186,6 +187,7 @@ class GridOutcome:
     def add(self, checks: np.ndarray, slack_min: np.ndarray, ok: np.ndarray | None) -> None:
         """A block's outcome: ``slack_min: (C,)`` its smallest slack at each checked grid index;
         for a tracked block ``ok: (C, b)`` whether each row passes there (C: every grid point)."""
+        self.checks_done += len(checks)
         self.slack[checks] = np.minimum(self.slack[checks], slack_min)
         self.candidate[checks] &= slack_min >= 0
         if ok is not None:
@@ -197,8 +199,9 @@ class GridOutcome:
 
     def result(self, rounding_tol: float, rows: np.ndarray | None,
                max_error: np.ndarray | None = None) -> SearchResult:
+        """The search's result; ``meta["checks"]``: grid points checked over all blocks."""
         return SearchResult(self.grid, self.slack, self.row_first, self.row_last_fail,
-                            rounding_tol, max_error, rows=rows)
+                            rounding_tol, max_error, meta={"checks": self.checks_done}, rows=rows)
 
 
 def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
