@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg.blas import dgemm
 
 from expressivity.approximation_check import check_block, check_tolerances
+from expressivity.arguments import integer
 from expressivity.fixed_module import U64
 from expressivity.sparse_target import SparseTarget
 
@@ -207,6 +209,7 @@ class GridOutcome:
 def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
                     eps_ratio: float, eps_zero: float, block: int = 256,
                     B: np.ndarray | None = None, tracked: np.ndarray | None = None,
+                    threads: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """Check every grid d in ONE pass: for each block of rows, accumulate the logits
     ``P += Q[rows, d_prev:d] K[:, d_prev:d]^T`` column panel by column panel and check the rows at
@@ -216,10 +219,13 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     ``tracked``: increasing row indices checked at every grid point, first (their first success
     and last failure are ``row_first, row_last_fail``); every other row is checked only where no
     row before it failed (``GridOutcome``: pruning). None tracks every row (no pruning), as does
-    ``B`` (n, k), which also tracks the max logit error at every grid point. ``progress(rows_done,
-    n)`` is called after each block.
+    ``B`` (n, k), which also tracks the max logit error at every grid point. ``threads``: the checks
+    run on this many threads, rows split between them (the products use BLAS's own threads; with
+    several, single-threaded checks would cap the speed-up). ``progress(rows_done, n)`` is called
+    after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
+    threads = integer("threads", threads, 1)
     grid = check_grid(grid, QT, KT, target.n)
     n, d_max = target.n, int(grid[-1])
     if B is not None:
@@ -228,6 +234,7 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     log_a, log_z = np.log(target.vals), math.log(eps_zero)
     err = np.zeros(len(grid)) if B is not None else None
     out = GridOutcome(grid, sum(len(rows) for rows, full in blocks if full))
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
     done = 0
     for rows, full in blocks:
         checks = out.checks(full)
@@ -244,15 +251,33 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
                 # P^T += K[:, d_prev:d] Q[rows, d_prev:d]^T: one dgemm with beta = 1, no temporary
                 dgemm(1.0, KT[d_prev:d].T, Qb[d_prev:d], beta=1.0, c=PT, overwrite_c=True)
                 d_prev = d
-                chk = check_block(P, target.cols[rows], log_a[rows], float(d), eps_ratio, log_z,
-                                  None if B is None else B[rows])
-                slack_min[c] = chk.slack.min()
+                slack, error = _check(P, target.cols[rows], log_a[rows], float(d), eps_ratio,
+                                      log_z, None if B is None else B[rows], pool, threads)
+                slack_min[c] = slack.min()
                 if ok is not None:
-                    ok[c] = chk.slack >= 0
+                    ok[c] = slack >= 0
                 if err is not None:
-                    err[g] = max(err[g], float(chk.max_error.max()))
+                    err[g] = max(err[g], float(error.max()))
             out.add(checks, slack_min, ok)
         done += len(rows)
         if progress is not None:
             progress(done, n)
+    if pool is not None:
+        pool.shutdown()
     return out.result(slack_rounding_bound(QT, KT, d_max), tracked, err)
+
+
+def _check(P: np.ndarray, cols: np.ndarray, log_a: np.ndarray, scale: float, eps_ratio: float,
+           log_z: float, B: np.ndarray | None, pool: ThreadPoolExecutor | None,
+           threads: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """``check_block``'s slack and max logit error of the rows of ``P``, on ``pool``'s threads
+    (disjoint rows each; numpy releases the GIL in its reductions) when there is one."""
+    if pool is None:
+        chk = check_block(P, cols, log_a, scale, eps_ratio, log_z, B)
+        return chk.slack, chk.max_error
+    cuts = np.linspace(0, P.shape[0], threads + 1).astype(int)
+    parts = list(pool.map(lambda s: check_block(P[s], cols[s], log_a[s], scale, eps_ratio, log_z,
+                                                None if B is None else B[s]),
+                          [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
+    error = None if B is None else np.concatenate([part.max_error for part in parts])
+    return np.concatenate([part.slack for part in parts]), error

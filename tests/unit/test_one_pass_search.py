@@ -106,6 +106,10 @@ def test_pruned_search_keeps_d_min_d_stable_and_the_passing_slacks(n, k, seed):
     assert np.array_equal(pruned.row_first, full.row_first[tracked])
     assert np.array_equal(pruned.row_last_fail, full.row_last_fail[tracked])
     assert np.array_equal(pruned.row_d_min, full.row_d_min[tracked], equal_nan=True)
+    # the checks split over threads (rows apart) give the same numbers
+    threaded = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32, tracked=tracked, threads=3)
+    assert np.array_equal(threaded.slack, pruned.slack)
+    assert np.array_equal(threaded.row_last_fail, pruned.row_last_fail)
 
 
 def test_row_blocks_put_the_tracked_rows_first_and_refuse_bad_ones():
@@ -129,6 +133,8 @@ def test_search_refuses_bad_arguments_and_reports_progress():
         one_pass_search(T, QT[:, :30], KT[:, :30], [8, 16], EPS_R, EPS_Z)
     with pytest.raises(ValueError, match="block"):
         one_pass_search(T, QT, KT, [8, 16], EPS_R, EPS_Z, block=0)
+    with pytest.raises(ValueError, match="threads"):
+        one_pass_search(T, QT, KT, [8, 16], EPS_R, EPS_Z, threads=0)
     bad = QT.copy()
     bad[3, 5] = np.nan
     with pytest.raises(ValueError, match="finite"):

@@ -310,7 +310,7 @@ def test_circle_columns_only_for_permutations():
         optimised_table(k=k, **{**SA_OPTIMISED, "n": [1]})
 
 
-def test_cost_plans_every_grid_d_failing():
+def test_cost_plans_the_scan_up_to_the_planned_d_opt():
     s = {key: SA_OPTIMISED[key] for key in ("R", "eps_ratio", "eps_zero", "delta", "search",
                                             "optimise")}
     one, peak = optimised_cost(n=[64], k=1, trials=1, **s)
@@ -320,6 +320,11 @@ def test_cost_plans_every_grid_d_failing():
         one + optimised_cost(n=[32], k=1, trials=1, **s)[0] - start)
     assert peak >= 400 * 2**20 + 12 * 8 * 64 * 64
     o = SA_OPTIMISED["optimise"]
-    plan = scan_seconds(64, 1, **{key: o[key] for key in ("d_start", "d_max", "resolution",
-                                                          "restarts", "steps")})
-    assert plan >= o["steps"] * step_seconds(64, 1, o["d_start"]) and one > plan
+    keys = ("d_start", "d_max", "resolution", "restarts", "steps", "patience", "check_every")
+    plan = scan_seconds(64, 1, **{key: o[key] for key in keys})
+    attempt = min(o["steps"], o["patience"] + o["check_every"])
+    assert plan >= attempt * step_seconds(64, 1, o["d_start"]) and one > plan
+    # a larger n scans further (d_opt ~ sqrt(n)); no plateau shorter than the steps allow
+    assert scan_seconds(128, 1, **{key: o[key] for key in keys}) > plan
+    assert scan_seconds(64, 1, **{**{key: o[key] for key in keys}, "patience": 10**6}) \
+        == pytest.approx(plan * o["steps"] / attempt)

@@ -8,15 +8,21 @@ import math
 
 # imported under the stage's prefix: every rules file shares one namespace
 from expressivity.experiments.sparse_approximation.searches import (
+    OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
     VARIED as SA_VARIED_KEYS,
     sweep_points as sa_sweep_points,
     trial_chunks as sa_trial_chunks,
 )
 from expressivity.experiments.sparse_approximation.cost import (
-    OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
     chunk_cost as sa_chunk_cost,
+    error_cost as sa_error_cost,
+    example_cost as sa_example_cost,
+    jl_cost as sa_jl_cost,
+    module_cost as sa_module_cost,
     optimised_cost as sa_optimised_plan,
+    vary_cost as sa_vary_cost,
 )
+from expressivity.sparse_target import KINDS as SA_KINDS
 
 SA = "sparse_approximation"
 SA_CFG = config[SA]
@@ -209,6 +215,17 @@ rule sa_vary:
         value=r"[^/]+",
     conda:
         ENV
+    resources:
+        **per_job(
+            lambda wc: sa_vary_cost(
+                **{
+                    **sa_settings("R", "eps_ratio", "eps_zero", "delta", "target"),
+                    **{k: SA_CFG["vary"][k] for k in ("n", "k", "trials")},
+                    wc.varied: sa_vary_value(wc),
+                },
+                search=SA_CFG["search"],
+            )
+        ),
     params:
         **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
         seed=config["seed"],
@@ -232,6 +249,15 @@ rule sa_jl:
         f"{SA_BENCH}/jl.tsv"
     conda:
         ENV
+    resources:
+        **job_resources(
+            *sa_jl_cost(
+                n=[n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]],
+                k=SA_SWEEP["k"],
+                trials=SA_CFG["jl"]["trials"],
+                **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
+            )
+        ),
     params:
         **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
         seed=config["seed"],
@@ -257,6 +283,16 @@ rule sa_error:
         k=r"\d+",
     conda:
         ENV
+    resources:
+        **per_job(
+            lambda wc: sa_error_cost(
+                k=int(wc.k),
+                n=SA_CFG["error"]["n"],
+                trials=SA_CFG["error"]["trials"],
+                **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
+                **{key: SA_CFG["search"][key] for key in ("d_start", "min_step")},
+            )
+        ),
     params:
         **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
         **{key: SA_CFG["search"][key] for key in ("d_start", "min_step", "block")},
@@ -280,8 +316,12 @@ rule sa_module:
     conda:
         ENV
     resources:
-        # the n x n logits and the Las Vegas draw's factors
-        mem_mb=max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
+        **job_resources(
+            *sa_module_cost(
+                **{key: SA_CFG["module"][key] for key in ("n", "d", "k", "trials")},
+                kinds=len(SA_KINDS),
+            )
+        ),
     params:
         **sa_settings("R", "eps_ratio", "eps_zero"),
         **{
@@ -305,6 +345,16 @@ rule sa_example:
         f"{SA_BENCH}/example.tsv"
     conda:
         ENV
+    resources:
+        **job_resources(
+            *sa_example_cost(
+                **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
+                n=SA_CFG["module"]["n"],
+                k=SA_CFG["module"]["example_k"],
+                window=SA_CFG["module"]["window"],
+                target=SA_CFG["module"]["example_kind"],
+            )
+        ),
     params:
         **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
         seed=config["seed"],

@@ -50,13 +50,13 @@ D_MIN_OVER_PRED = 0.5
 #: it (interpreter, numpy, pandas, torch), for the optimised-inputs job.
 TORCH_BASE_BYTES = 450 * 2**20
 TORCH_START_SECONDS = 5.0
-#: Settings of the optimisation (the config's ``optimised`` section, but n, k and trials).
-OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
-                 "check_every", "lr", "margin")
 #: Planning constants of one step of ``optimised_inputs.optimise_inputs`` on one CPU core: a fixed
 #: overhead (about 20 small torch operations) and the sustained flop rate of the step's products.
-STEP_OVERHEAD_S = 6e-4
+STEP_OVERHEAD_S = 8e-4
 STEP_FLOPS_PER_S = 2.0e10
+#: The optimised inputs' smallest d grows like n ** D_OPT_POWER: measured d_opt 4, 6, 8, 12 at
+#: n = 16, 32, 64, 128 (k = 1; 3 to 8 at k = 2) on the default run.
+D_OPT_POWER = 0.5
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,72 @@ def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
     return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes, gpu
 
 
+def vary_cost(*, n: int, k: int, trials: int, R: float, eps_ratio: float, eps_zero: float,
+              delta: float, search: dict, form: str = "row",
+              target: str = "permutations") -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of a ``vary_table`` job: ``trials`` trials at (n, k) with one
+    setting varied (the form changes neither the work nor the memory)."""
+    del form
+    work = trial_work(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
+                      search=search, horizon_fraction=search["horizon_fraction"], mass_rows=256,
+                      target=target)
+    return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes
+
+
+def _pass_seconds(n: int, k: int, d: int, checks: float = 0.0) -> float:
+    """One draw of the factors at d with the full n x n logits: drawing, ``2 n^2 d`` flops of
+    products, and ``checks`` passes over the logits."""
+    return DRAW_SECONDS * n * (k + 1) * d + 2.0 * n * n * d / CPU_FLOPS + CHECK_SECONDS * checks * n * n
+
+
+def jl_cost(*, n: list[int], k: list[int], trials: int, R: float, eps_ratio: float,
+            eps_zero: float, delta: float) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``jl_table`` job: every (n, k, trial) one Las Vegas
+    draw at the JL bound (with the union bound's smaller delta): the Gram logits (``dsyrk``, half a
+    general product) and the check; a second round is rare (probability <= delta)."""
+    delta_each = delta / (len(n) * len(k) * trials)
+    seconds, peak = START_SECONDS, 0
+    for n_ in n:
+        for k_ in k:
+            d = jl_dimension(n_, k_, R, eps_ratio, eps_zero, delta_each)
+            # G alone is drawn (n d normals), C = G G^T by dsyrk (n^2 d flops)
+            seconds += trials * (DRAW_SECONDS * n_ * d + n_ * n_ * d / CPU_FLOPS
+                                 + CHECK_SECONDS * 3 * n_ * n_)
+            peak = max(peak, 3 * 8 * n_ * n_)
+    return seconds, JOB_BASE_BYTES + peak
+
+
+def error_cost(*, n: int, k: int, trials: int, R: float, eps_ratio: float, eps_zero: float,
+               delta: float, d_start: int, min_step: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of an ``error_table`` job: per trial one pass up to the JL
+    bound with every row checked at every point of its 10 % grid, the logit error tracked (two
+    passes over the logits a point)."""
+    d = jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
+    points = len(d_grid(d_start, d, 0.1, min_step))
+    return (START_SECONDS + trials * _pass_seconds(n, k, d, 2 * points),
+            JOB_BASE_BYTES + 16 * n * d + 8 * n * n)
+
+
+def module_cost(*, n: int, d: int, k: list[int], trials: int, kinds: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``module_table`` job: per target (``kinds`` families,
+    every k, ``trials``) one Las Vegas round at d checked through the explicit weights (the
+    logits at twice the Gram's cost), its attention's exponentials and the check."""
+    seconds = START_SECONDS + kinds * trials * sum(
+        _pass_seconds(n, k_, 2 * d, 4) for k_ in k)
+    return seconds, JOB_BASE_BYTES + 16 * n * d + 5 * 8 * n * n
+
+
+def example_cost(*, n: int, k: int, window: int, R: float, eps_ratio: float, eps_zero: float,
+                 delta: float, search: dict, target: str = "band") -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``example_table`` job: one trial at (n, k) and the
+    window's rows of the logits at its d_min."""
+    work = trial_work(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
+                      search=search, horizon_fraction=search["horizon_fraction"], mass_rows=256,
+                      target=target)
+    seconds = START_SECONDS + work.cpu_seconds() + 2.0 * window * n * work.horizons[-1] / CPU_FLOPS
+    return seconds, JOB_BASE_BYTES + work.peak_bytes
+
+
 def step_seconds(n: int, k: int, d: int) -> float:
     """Planned seconds of one optimisation step at (n, k, d): three n x n x d products (S and the
     two gradients, 6 n^2 d flops) and about 30 n^2 k elementwise operations, plus the overhead."""
@@ -157,27 +223,35 @@ def step_seconds(n: int, k: int, d: int) -> float:
 
 
 def scan_seconds(n: int, k: int, *, d_start: int, d_max: int, resolution: float, restarts: int,
-                 steps: int) -> float:
-    """An upper plan of one ``smallest_d``: every grid d fails after all its steps."""
+                 steps: int, patience: int, check_every: int) -> float:
+    """The planned seconds of one ``smallest_d``: every restart fails at each grid d below the
+    planned ``d_opt = n ** D_OPT_POWER``, stopping at its plateau after about ``patience +
+    check_every`` steps (all ``steps`` at most), then one attempt succeeds at d_opt."""
     grid = d_grid(d_start, d_max, resolution, 1)
-    return float(sum(restarts * steps * step_seconds(n, k, int(d)) for d in grid))
+    d_opt = n ** D_OPT_POWER
+    attempt = min(steps, patience + check_every)
+    failing = [int(d) for d in grid if d < d_opt]
+    seconds = sum(restarts * attempt * step_seconds(n, k, d) for d in failing)
+    if len(failing) < len(grid):
+        seconds += attempt * step_seconds(n, k, int(grid[len(failing)]))
+    return float(seconds)
 
 
 def optimised_cost(*, n: list[int], k: int, trials: int, R: float, eps_ratio: float,
                    eps_zero: float, delta: float, search: dict, optimise: dict,
                    target: str = "permutations") -> tuple[float, int]:
     """Planned CPU seconds and peak bytes of one ``optimised_table`` job (every n >= k of ``n`` at
-    one k) on one CPU core: per trial the random search (``trial_work``, every row tracked) and an
-    upper plan of the scan in which every grid d fails after all its steps (``scan_seconds``),
-    after ``TORCH_START_SECONDS``. Memory: the torch process (``TORCH_BASE_BYTES``) and the largest
-    n's search factors or about 12 n x n x k float64 arrays of the hinge."""
+    one k) on one CPU core: per trial the random search (``trial_work``, every row tracked) and the
+    scan of the optimised inputs (``scan_seconds``), after ``TORCH_START_SECONDS``. Memory: the
+    torch process (``TORCH_BASE_BYTES``) and the largest n's search factors or about 12 n x n x k
+    float64 arrays of the hinge."""
     peak, seconds = 0, TORCH_START_SECONDS
     for n_ in (n_ for n_ in n if n_ >= k):
         work = trial_work(n=n_, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
                           search=search, horizon_fraction=search["horizon_fraction"],
                           mass_rows=n_, target=target)
-        scan = scan_seconds(n_, k, **{key: optimise[key] for key in
-                                      ("d_start", "d_max", "resolution", "restarts", "steps")})
+        scan = scan_seconds(n_, k, **{key: optimise[key] for key in (
+            "d_start", "d_max", "resolution", "restarts", "steps", "patience", "check_every")})
         peak = max(peak, work.peak_bytes, 12 * 8 * n_ * n_ * k)
         seconds += trials * (work.cpu_seconds() + scan)
     return seconds, TORCH_BASE_BYTES + peak

@@ -18,8 +18,11 @@ import pandas as pd
 
 from expressivity.approximation_check import check_tolerances
 from expressivity.d_min_search import search_d_min
-from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS
-from expressivity.experiments.sparse_approximation.searches import SEARCH_KEYS, sweep_target
+from expressivity.experiments.sparse_approximation.searches import (
+    OPTIMISE_KEYS,
+    SEARCH_KEYS,
+    sweep_target,
+)
 from expressivity.joblog import Progress
 from expressivity.norm_bounds import circle_check, lower_bound
 from expressivity.one_pass_search import SearchResult

@@ -38,6 +38,9 @@ from expressivity.sparse_target import SparseTarget, make_target
 #: Settings of the d grid and the horizon (the config's ``search`` section).
 SEARCH_KEYS = ("d_start", "resolution", "min_step", "horizon_fraction", "horizon_factor",
                "max_extensions", "block")
+#: Settings of the optimised-inputs scan (the config's ``optimised`` section, but n, k and trials).
+OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
+                 "check_every", "lr", "margin")
 #: The settings ``vary_table`` varies, one at a time, around the config's (form "row").
 VARIED = ("eps_ratio", "eps_zero", "R", "form")
 
