@@ -81,6 +81,8 @@ class PlannedJob:
         without a GPU (every job on its cores)."""
         if on_node and self.gpu:
             return self.gpu_s
+        if not self.outputs:  # a target rule (``all``): nothing to run
+            return 0.0
         return UNPLANNED_SECONDS if self.cpu_s is None else self.cpu_s
 
 
@@ -200,19 +202,23 @@ def _job(job: PlannedJob, on_node: bool) -> str:
     return f"{job.rule} {job.wildcards}".strip() + f" ({_hours(job.seconds(on_node))})"
 
 
-def describe(jobs: list[PlannedJob], cap_hours: float) -> tuple[str, list[PlannedJob]]:
+def describe(jobs: list[PlannedJob], cap_hours: float,
+             node_cores: int) -> tuple[str, list[PlannedJob]]:
     """Per stage and in total: jobs, predicted CPU-hours (every job on cores) and GPU-hours (the
-    GPU jobs of a GPU node), hours requested from a cluster, peak memory and the longest job on
-    the GPU node; and the jobs requested over the cap."""
-    lines = [f"{'stage':<24}{'jobs':>5}{'CPU-h':>8}{'GPU-h':>8}{'requested':>11}{'memory':>9}"
-             "  longest job on the GPU node (predicted)"]
+    GPU jobs of a GPU node), hours requested from a cluster, peak memory, the stage's wall time
+    alone on one GPU node (``schedule``) and its longest job there; and the jobs requested over
+    the cap."""
+    lines = [f"{'stage':<24}{'jobs':>5}{'CPU-h':>8}{'GPU-h':>7}{'requested':>11}{'memory':>9}"
+             f"{'GPU node':>10}  longest job on the GPU node (predicted)"]
     groups = [s for s in (*STAGES, "claims") if any(j.stage == s for j in jobs)]
     for stage, part in [(s, [j for j in jobs if j.stage == s]) for s in groups] + [("total", jobs)]:
         big = max(part, key=lambda j: j.seconds(True))
+        wall = schedule(part, node_cores, 1, on_node=True).seconds
         lines.append(f"{stage:<24}{len(part):>5}{sum(j.cpu_hours for j in part):>8.2f}"
-                     f"{sum(j.gpu_s for j in part if j.gpu) / 3600:>8.2f}"
+                     f"{sum(j.gpu_s for j in part if j.gpu) / 3600:>7.2f}"
                      f"{sum(j.requested_hours for j in part):>9.1f} h"
-                     f"{max(j.mem_mb for j in part) / 1024:>6.1f} GB  {_job(big, True)}")
+                     f"{max(j.mem_mb for j in part) / 1024:>6.1f} GB{_hours(wall):>10}  "
+                     f"{_job(big, True)}")
     over = [j for j in jobs if j.runtime_min > cap_hours * 60]
     return "\n".join(lines), over
 
@@ -298,11 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = yaml.safe_load(Path(args.config).read_text())
     if args.cap_hours is None:
         args.cap_hours = float(cfg["limits"]["job_hours"])
-    node = {"cores": 16, "gpu": "H100", **cfg.get("node", {})}
+    node = {"cores": 16, "gpu": "H100", **(cfg.get("node") or {})}
     gpu_rows = rates(node["gpu"])
     gpu = gpu_rows["search_kernel_flops"]["device"]
     jobs = dry_run(args.config)
-    text, over = describe(jobs, args.cap_hours)
+    text, over = describe(jobs, args.cap_hours, node["cores"])
     print(f"Plan of a clean run of {args.config}: hours predicted by the cost models (CPU-h on one "
           f"core per job; GPU-h on one {gpu}, rates measured {gpu_rows['search_kernel_flops']['date']}"
           f" in benchmarks/device_rates.csv), and requested from a cluster (padded):")

@@ -55,7 +55,7 @@ def test_dry_run_is_read_per_job_and_stage():
 
 
 def test_plan_names_stages_totals_and_jobs_over_the_cap():
-    text, over = describe(parse_dry_run(DRY_RUN), cap_hours=24)
+    text, over = describe(parse_dry_run(DRY_RUN), cap_hours=24, node_cores=16)
     assert "sparse_approximation" in text and "memorization" in text
     assert "total" in text and "sa_sweep n=512, k=1 (1 min)" in text
     assert [j.rule for j in over] == ["sa_sweep"]

@@ -47,16 +47,18 @@ sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
 def sa_series_plan(series):
     """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
     section, one per (n, k, chunk of trials). Each point's trials go where all of them together
-    are placed (``placement``) and are split so that no job's runtime there exceeds
-    limits.job_hours."""
+    are placed (``placement``) and are split so that no job is planned there longer than
+    node.job_minutes (nor its runtime over limits.job_hours)."""
     jobs = {}
+    chunk_hours = min(
+        NODE["job_minutes"] / 60,
+        plannable_seconds(config["limits"]["job_hours"]) / 3600,
+    )
     for n, k, trials in sa_sweep_points(SA_CFG[series]):
         cpu_s, _, gpu_s = sa_chunk_cost(SA_CFG, series, n, k, trials, SA_RATES)
         on_gpu = placement(SA_DEVICE, cpu_s, gpu_s) != "cpu" and gpu_s is not None
         chunks = sa_trial_chunks(
-            trials,
-            (gpu_s if on_gpu else cpu_s) / trials,
-            plannable_seconds(config["limits"]["job_hours"]) / 3600,
+            trials, (gpu_s if on_gpu else cpu_s) / trials, chunk_hours
         )
         for first, last in chunks:
             jobs[n, k, first, last] = sa_chunk_cost(
