@@ -120,17 +120,25 @@ class SearchResult:
 
 
 def slack_rounding_bound(QT: np.ndarray, KT: np.ndarray, d: int) -> float:
-    """Bound on the float64 error of a slack at dimension <= d: a slack combines 4 logits, each
-    a length-d dot product divided by d, with error <= gamma_d ||q_i|| ||k_j|| / d."""
-    gamma = d * U64 / (1 - d * U64)
+    """Bound on the float64 error of a slack at dimension <= d (``rounding_bound``) for the
+    factors ``QT, KT: (d_max, n)``."""
     qn = math.sqrt(float(np.einsum("cj,cj->j", QT[:d], QT[:d]).max()))
     kn = math.sqrt(float(np.einsum("cj,cj->j", KT[:d], KT[:d]).max()))
-    return 4 * gamma * qn * kn / d + 1e-13
+    return rounding_bound(qn, kn, d)
 
 
-def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int) -> np.ndarray:
+def rounding_bound(q_norm: float, k_norm: float, d: int) -> float:
+    """Bound on the float64 error of a slack at dimension <= d: a slack combines 4 logits, each
+    a length-d dot product divided by d, with error <= gamma_d ||q_i|| ||k_j|| / d (``q_norm,
+    k_norm``: the largest norms of a factor's first d entries)."""
+    gamma = d * U64 / (1 - d * U64)
+    return 4 * gamma * q_norm * k_norm / d + 1e-13
+
+
+def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int, finite: bool = True) -> np.ndarray:
     """The grid as an array, refused unless it is a non-empty increasing list of d >= 1 no larger
-    than the factors' width, and ``QT, KT`` are ``(d_max, n)`` with finite entries."""
+    than the factors' width, and ``QT, KT`` are ``(d_max, n)`` with finite entries (unless
+    ``finite`` is False: the caller checks them where they are)."""
     grid = np.asarray(grid)
     if QT.ndim != 2 or QT.shape != KT.shape or QT.shape[1] != n:
         raise ValueError(f"factors QT, KT must both be (d_max, n = {n}), got {QT.shape} and "
@@ -140,7 +148,7 @@ def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int) -> np.ndarray:
         raise ValueError(f"grid must be a non-empty increasing list of integers d in [1, "
                          f"{QT.shape[0]}] (the factors' width), got {grid!r}")
     d_max = int(grid[-1])
-    if not (np.isfinite(QT[:d_max]).all() and np.isfinite(KT[:d_max]).all()):
+    if finite and not (np.isfinite(QT[:d_max]).all() and np.isfinite(KT[:d_max]).all()):
         raise ValueError("factors QT, KT must be finite")
     return grid
 

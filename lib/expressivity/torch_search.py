@@ -30,18 +30,23 @@ import torch
 
 from expressivity.approximation_check import check_tolerances
 from expressivity.arguments import integer
+from expressivity.fixed_module import coupled_factors
 from expressivity.one_pass_search import (
     GridOutcome,
     SearchResult,
     check_grid,
+    rounding_bound,
     row_blocks,
     slack_rounding_bound,
 )
+from expressivity.random_projection import gaussian_columns_T
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
 
 #: Bytes of one block of logits on the device (the block's rows are chosen to fill it).
 BLOCK_BYTES = 2**30
+#: Rows of the factors formed at a time on the device (bounds the gathers' temporaries).
+FACTOR_PANEL = 1024
 
 
 def block_rows(n: int, block: int, device: torch.device) -> int:
@@ -55,13 +60,38 @@ def block_rows(n: int, block: int, device: torch.device) -> int:
     return max(block, min(n, BLOCK_BYTES // (8 * n)))
 
 
-def one_pass_search_torch(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
-                          eps_ratio: float, eps_zero: float, block: int = 256,
-                          device: str = "cpu", tracked: np.ndarray | None = None,
+def device_factors(target: SparseTarget, B: np.ndarray, rng: np.random.Generator, d_max: int,
+                   form: str = "row", device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+    """``fixed_module.coupled_factors`` with the factors ``QT, KT: (d_max, n)`` on ``device``: G is
+    drawn on the host (the same numbers; ``rng`` left in the same state), and in the row form
+    ``QT = take(G^T, cols[:, s]) * B[:, s]`` summed over the support slots is formed on the device
+    with the host's operations in the host's order (products, then sums: the same bits), so the
+    host no longer does the k gathers of n d_max entries. The column form (a scatter) is built on
+    the host and copied."""
+    dev = configure_torch(1, device)
+    if form != "row":
+        return tuple(torch.from_numpy(f).to(dev) for f in coupled_factors(target, B, rng, d_max,
+                                                                          form))
+    KT = torch.from_numpy(gaussian_columns_T(rng, target.n, d_max)).to(dev)
+    Bw = torch.from_numpy(np.where(target.real, B, 0.0)).to(dev)  # padding slots: no weight
+    cols = torch.from_numpy(target.cols).to(dev)
+    QT = torch.empty_like(KT)
+    for r0 in range(0, d_max, FACTOR_PANEL):  # panels of rows bound the temporaries
+        part, out = KT[r0:r0 + FACTOR_PANEL], QT[r0:r0 + FACTOR_PANEL]
+        torch.mul(part[:, cols[:, 0]], Bw[:, 0], out=out)
+        for s in range(1, target.k):
+            out += part[:, cols[:, s]] * Bw[:, s]
+    return QT, KT
+
+
+def one_pass_search_torch(target: SparseTarget, QT, KT, grid: np.ndarray, eps_ratio: float,
+                          eps_zero: float, block: int = 256, device: str = "cpu",
+                          tracked: np.ndarray | None = None,
                           progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """``one_pass_search`` in torch float64 on ``device`` ("cpu", "cuda" or "auto").
 
-    ``QT, KT: (d_max, n)`` the unscaled factors (``fixed_module.coupled_factors``); ``grid`` the
+    ``QT, KT: (d_max, n)`` the unscaled factors: numpy arrays (``fixed_module.coupled_factors``,
+    copied to the device once) or tensors already there (``device_factors``); ``grid`` the
     increasing candidate d; ``tracked`` as in ``one_pass_search`` (rows checked at every grid
     point; the others only where no row before them failed). The device works through a block
     without waiting: every checked grid point's slacks are reduced on the device and the block is
@@ -69,14 +99,24 @@ def one_pass_search_torch(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, 
     is called after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
-    grid = check_grid(grid, QT, KT, target.n)
     dev = configure_torch(1, device)
-    n, d_max = target.n, int(grid[-1])
+    n = target.n
+    if isinstance(QT, np.ndarray):
+        grid = check_grid(grid, QT, KT, n)
+        d_max = int(grid[-1])
+        tol = slack_rounding_bound(QT, KT, d_max)
+        # the factors go to the device as they are (no host copy)
+        QT, KT = torch.from_numpy(QT[:d_max]).to(dev), torch.from_numpy(KT[:d_max]).to(dev)
+    else:
+        grid = check_grid(grid, QT, KT, n, finite=False)  # shapes only: finite checked here
+        d_max = int(grid[-1])
+        if not (bool(QT[:d_max].isfinite().all()) and bool(KT[:d_max].isfinite().all())):
+            raise ValueError("factors QT, KT must be finite")
+        tol = rounding_bound(*(float(torch.linalg.vector_norm(F[:d_max], dim=0).max())
+                               for F in (QT, KT)), d_max)
     # the tracked rows form one block on a GPU (as many rows as fit), the others fill BLOCK_BYTES
     blocks = row_blocks(n, block_rows(n, block, dev), tracked)
-    # the factors go to the device as they are (no host copy); Q is a transposed view
-    Q = torch.from_numpy(QT[:d_max]).to(dev).T  # (n, d_max)
-    K = torch.from_numpy(KT[:d_max]).to(dev)  # (d_max, n)
+    Q, K = QT[:d_max].T, KT[:d_max]  # (n, d_max), a transposed view; (d_max, n)
     cols = torch.from_numpy(target.cols).to(dev)
     log_a = torch.from_numpy(np.log(target.vals)).to(dev)
     out = GridOutcome(grid, sum(len(rows) for rows, full in blocks if full))
@@ -92,7 +132,14 @@ def one_pass_search_torch(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, 
         done += len(rows)
         if progress is not None:
             progress(done, n)
-    return out.result(slack_rounding_bound(QT, KT, d_max), tracked)
+    return out.result(tol, tracked)
+
+
+def row_logits(QT: torch.Tensor, KT: torch.Tensor, d: int, rows: np.ndarray) -> np.ndarray:
+    """``QT[:d, rows]^T KT[:d] / d: (len(rows), n)``, the logits of some rows at d, computed on
+    the factors' device and returned to the host."""
+    idx = torch.from_numpy(np.asarray(rows)).to(QT.device)
+    return (QT[:d, idx].T @ KT[:d] / d).cpu().numpy()
 
 
 def _block_slacks(Qb: torch.Tensor, K: torch.Tensor, cols: torch.Tensor, log_a: torch.Tensor,

@@ -61,12 +61,13 @@ D_OPT_POWER = 0.5
 
 @dataclass(frozen=True)
 class TrialWork:
-    """The work of one trial: flops of the search's products and of the mass measurement, factor
-    entries drawn, logits checked, the horizon of each pass, and the peak bytes of the factors and
-    one block of logits on the CPU."""
+    """The work of one trial: flops of the search's products and of the mass measurement, normals
+    drawn and factor entries formed (normals and the support's gathers), logits checked, the
+    horizon of each pass, and the peak bytes of the factors and one block of logits on the CPU."""
 
     search_flops: float
     mass_flops: float
+    normals: float
     drawn: float
     checked: float
     horizons: tuple[int, ...]
@@ -78,9 +79,10 @@ class TrialWork:
                 + (self.search_flops + self.mass_flops) / CPU_FLOPS)
 
     def gpu_seconds(self, rates: dict[str, float]) -> float:
-        """Seconds with the search on a GPU of measured ``rates`` (drawing and mass on the CPU)."""
-        return (rates["sweep_trial_fixed_s"] + DRAW_SECONDS * self.drawn
-                + self.mass_flops / CPU_FLOPS + self.search_flops / rates["search_kernel_flops"])
+        """Seconds with the search on a GPU of measured ``rates``: G is drawn on the CPU (``drawn
+        / (k + 1)`` normals), the factors, the search and the mass logits are formed on the GPU."""
+        return (rates["sweep_trial_fixed_s"] + DRAW_SECONDS * self.normals
+                + (self.search_flops + self.mass_flops) / rates["search_kernel_flops"])
 
 
 def planned_d_min(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float,
@@ -119,7 +121,7 @@ def trial_work(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float, d
     d_top = horizons[-1]
     return TrialWork(search_flops=2.0 * n * n * sum(horizons),
                      mass_flops=2.0 * m * n * min(d_min, d_top),
-                     drawn=float(n * (k + 1) * sum(horizons)),
+                     normals=float(n * sum(horizons)), drawn=float(n * (k + 1) * sum(horizons)),
                      checked=checked, horizons=tuple(horizons),
                      peak_bytes=16 * n * d_top + 8 * n * min(n, search["block"]))
 

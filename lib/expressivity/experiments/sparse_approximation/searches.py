@@ -16,12 +16,11 @@ import pandas as pd
 
 from expressivity.approximation_check import logit_values
 from expressivity.attention_mass import (
-    factor_mass,
     logit_target_mass,
     mass_calibrated_eps_zero,
     sample_rows,
 )
-from expressivity.d_min_search import search_d_min
+from expressivity.d_min_search import factor_mass_at, search_d_min
 from expressivity.fixed_module import coupled_factors, las_vegas
 from expressivity.joblog import Progress
 from expressivity.one_pass_search import d_grid, one_pass_search
@@ -83,7 +82,7 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     d_pred = typical_dimension(row_norms(target, B), n, eps_ratio)
     off, tv = (np.full(1, np.nan),) * 2
     if not math.isnan(d_min):
-        off, tv = factor_mass(target, *res.factors, int(d_min), rows, search["block"])
+        off, tv = factor_mass_at(target, res, int(d_min), rows, search["block"])
     return {
         "n": n, "k": k, "form": form, "R": R, "R_actual": target.ratio,
         "eps_ratio": eps_ratio, "eps_zero": eps_zero, "delta": delta,
