@@ -208,14 +208,14 @@ def describe(jobs: list[PlannedJob], cap_hours: float,
     GPU jobs of a GPU node), hours requested from a cluster, peak memory, the stage's wall time
     alone on one GPU node (``schedule``) and its longest job there; and the jobs requested over
     the cap."""
-    lines = [f"{'stage':<24}{'jobs':>5}{'CPU-h':>8}{'GPU-h':>7}{'requested':>11}{'memory':>9}"
-             f"{'GPU node':>10}  longest job on the GPU node (predicted)"]
+    lines = [f"{'stage':<24}{'jobs':>5}{'CPU-hours':>10}{'GPU-hours':>10}{'requested':>11}"
+             f"{'memory':>9}{'GPU node':>10}  longest job on the GPU node (predicted)"]
     groups = [s for s in (*STAGES, "claims") if any(j.stage == s for j in jobs)]
     for stage, part in [(s, [j for j in jobs if j.stage == s]) for s in groups] + [("total", jobs)]:
         big = max(part, key=lambda j: j.seconds(True))
         wall = schedule(part, node_cores, 1, on_node=True).seconds
-        lines.append(f"{stage:<24}{len(part):>5}{sum(j.cpu_hours for j in part):>8.2f}"
-                     f"{sum(j.gpu_s for j in part if j.gpu) / 3600:>7.2f}"
+        lines.append(f"{stage:<24}{len(part):>5}{sum(j.cpu_hours for j in part):>10.2f}"
+                     f"{sum(j.gpu_s for j in part if j.gpu) / 3600:>10.2f}"
                      f"{sum(j.requested_hours for j in part):>9.1f} h"
                      f"{max(j.mem_mb for j in part) / 1024:>6.1f} GB{_hours(wall):>10}  "
                      f"{_job(big, True)}")
@@ -309,9 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     gpu = gpu_rows["search_kernel_flops"]["device"]
     jobs = dry_run(args.config)
     text, over = describe(jobs, args.cap_hours, node["cores"])
-    print(f"Plan of a clean run of {args.config}: hours predicted by the cost models (CPU-h on one "
-          f"core per job; GPU-h on one {gpu}, rates measured {gpu_rows['search_kernel_flops']['date']}"
-          f" in benchmarks/device_rates.csv), and requested from a cluster (padded):")
+    print(f"Plan of a clean run of {args.config}: hours predicted by the cost models (CPU-hours on "
+          f"one core per job; GPU-hours on one {gpu}, rates measured "
+          f"{gpu_rows['search_kernel_flops']['date']} in benchmarks/device_rates.csv), and "
+          "requested from a cluster (padded):")
     print(text)
     print(wall_times(jobs, args.cores, node, gpu))
     if args.measured:
