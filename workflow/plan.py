@@ -324,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"median {wall[0]:.2f}, total {wall[1]:.2f} (the jobs had "
                   f"{sum(r['mean_load'] for r in rows) / len(rows):.0f} % of a core on average: "
                   "other work on the machine stretches wall time)")
+            for stage in [s for s in STAGES if any(r["stage"] == s for r in rows)]:
+                part = [r for r in rows if r["stage"] == stage]
+                median, total = agreement(part, busy_seconds)
+                print(f"  {stage:<24}{len(part):>4} jobs: median {median:.2f}, total {total:.2f} "
+                      f"({sum(busy_seconds(r) for r in part):.0f} s measured, "
+                      f"{sum(r['predicted_s'] for r in part):.0f} s predicted)")
             if args.record:
                 write_record(rows, args.record, args.config)
                 print(f"records written to {args.record}")
