@@ -2,7 +2,6 @@
 config/ci.yaml (tests/cases.py), and the benchmark that times the same functions."""
 
 import logging
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -22,16 +21,21 @@ from cases import (
 )
 
 from expressivity.experiments.sparse_approximation.construction import example_table
+from expressivity.experiments.sparse_approximation.cost import (
+    START_SECONDS,
+    chunk_cost,
+    planned_d_min,
+    series_trial_work,
+    trial_work,
+)
 from expressivity.experiments.sparse_approximation.models import models_tables
 from expressivity.experiments.sparse_approximation.searches import (
     error_table,
     mass_table,
-    search_cost,
     sweep_table,
     trial_chunks,
     vary_table,
 )
-from expressivity.random_projection import jl_dimension
 
 
 @pytest.fixture(scope="module")
@@ -146,13 +150,27 @@ def test_example_is_a_window_of_the_attention_at_d_min():
         example_table(**{**SA_EXAMPLE, "window": SA_EXAMPLE["n"] + 1})
 
 
-def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
-    s = {key: SA_SWEEP[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}
-    fraction = SA_SWEEP["search"]["horizon_fraction"]
-    n, k, _ = SA_SWEEP_POINTS[0]
-    d_0 = fraction * jl_dimension(n, k, **s)
-    assert search_cost(n=n, k=k, horizon_fraction=fraction, **s) == (
-        math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0)
+def test_the_cost_model_plans_the_passes_a_trial_makes():
+    """A trial's planned work: one pass when the first horizon holds 1.1 d_min (planned_d_min),
+    one more at 1.5 times the horizon when it does not; 2 n^2 d flops a pass; on a GPU the same
+    products at the GPU's rate after its start; no GPU plan without rates."""
+    s = {key: SA_SWEEP[key] for key in ("R", "eps_ratio", "eps_zero", "delta", "search",
+                                        "mass_rows", "target")}
+    n, k, _ = SA_SWEEP_POINTS[-1]
+    roomy = trial_work(n=n, k=k, horizon_fraction=1.0, **s)
+    short = trial_work(n=n, k=k, horizon_fraction=0.01, **s)
+    d_min = planned_d_min(n=n, k=k, **{key: s[key] for key in ("R", "eps_ratio", "eps_zero")})
+    assert len(roomy.horizons) == 1 and roomy.horizons[0] >= 1.1 * d_min
+    assert len(short.horizons) > 1 and short.horizons[-2] < 1.1 * d_min
+    assert short.search_flops == 2.0 * n * n * sum(short.horizons)
+    rates = {"gpu_job_start_s": 10.0, "sweep_trial_fixed_s": 0.05, "search_kernel_flops": 1e13}
+    cfg = {**SA_SWEEP, "mass": {"eps": 0.1, "horizon_fraction": 0.25}}
+    cpu, nbytes, gpu = chunk_cost(cfg, "sweep", n, k, 3, rates)
+    assert cpu == pytest.approx(START_SECONDS + 3 * series_trial_work(cfg, "sweep", n, k).cpu_seconds())
+    assert gpu == pytest.approx(10.0 + 3 * series_trial_work(cfg, "sweep", n, k).gpu_seconds(rates))
+    assert nbytes > 16 * n * roomy.horizons[0] // 10 and chunk_cost(cfg, "sweep", n, k, 3)[2] is None
+    with pytest.raises(ValueError, match="unknown series"):
+        series_trial_work(cfg, "sweeps", n, k)
 
 
 def test_the_benchmark_runs_and_reports_every_ratio():
