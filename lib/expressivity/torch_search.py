@@ -4,20 +4,25 @@ The same search as ``one_pass_search.one_pass_search`` (Likhosherstov, Choromans
 arXiv 2106.03764: fixed W_Q, W_K, d = O(log n) [V]; construction and precision notion our
 reconstruction [R]): for each block of rows the logits ``P = Q[rows, :d] K[:, :d]^T`` are
 accumulated over the grid of d (``P += Q[rows, d_prev:d] K[:, d_prev:d]^T``, one ``addmm_`` per
-grid point) and the rows are checked at every grid point against
+checked grid point, the columns of skipped points folded into the next product) and the rows are
+checked against
 
     (1) max_{j in S_i} (S_ij - log A_ij) - min_{j in S_i} (S_ij - log A_ij) <= eps_ratio,
     (2) max_{j not in S_i} S_ij - min_{j in S_i} S_ij <= log eps_zero,        S = P / d,
 
-with the same definitions of d_min, d_stable and the decision margin (``SearchResult``). Float64
-throughout: each slack differs from the numpy search's by rounding only, bounded by
-``slack_rounding_bound`` whatever the summation order; so d_min agrees wherever the recorded
-decision margin exceeds that bound. The factors are drawn on the CPU by the library (the same
-numbers as the numpy path) and copied to the device once.
+with the same blocks (``one_pass_search.row_blocks``: the tracked rows at every grid point, the
+others where no row before them failed), the same definitions of d_min, d_stable and the decision
+margin (``SearchResult``, ``GridOutcome``). The device works through a block without waiting for
+the host: the slacks of every checked grid point stay on it until the block is decided in one
+transfer. Float64 throughout: each slack differs from the numpy search's by rounding only, bounded
+by ``rounding_bound`` whatever the summation order; so d_min agrees wherever the recorded decision
+margin exceeds that bound. The factors are the numpy path's numbers: ``device_factors`` forms them
+on the device from G drawn on the host.
 
-The workflow uses it when ``device`` is ``cuda``, or ``auto`` on a machine with a GPU; on the CPU
-the numpy search (BLAS dgemm in place) is the default and the tested path, and this module is
-tested against the reference search on the CPU.
+The workflow uses it when a job's ``device`` is ``cuda``, or ``auto`` where the job is placed on a
+GPU; on the CPU the numpy search (BLAS dgemm in place) is the default and the tested path, and this
+module is tested against the reference search on the CPU (and on a GPU by
+``benchmarks/device_check.sh``).
 """
 
 from __future__ import annotations
