@@ -233,6 +233,7 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
+    integer("block (rows per block of logits)", block, 1)
     threads = integer("threads", threads, 1)
     grid = check_grid(grid, QT, KT, target.n)
     n, d_max = target.n, int(grid[-1])

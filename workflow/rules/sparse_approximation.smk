@@ -2,8 +2,8 @@
 # Choromanski & Weller 2021/2023). The construction and the precision notion are our
 # reconstruction (shared/papers/likhosherstov.md); the mathematics is in lib/expressivity/
 # (sparse_target, approximation_check, fixed_module, random_projection, one_pass_search,
-# torch_search, attention_mass, growth_models, optimised_inputs, norm_bounds), the rows of each
-# job in lib/expressivity/experiments/sparse_approximation/.
+# torch_search, d_min_reference, attention_mass, growth_models, optimised_inputs, norm_bounds),
+# the rows of each job in lib/expressivity/experiments/sparse_approximation/.
 import math
 
 # imported under the stage's prefix: every rules file shares one namespace
@@ -15,21 +15,13 @@ from expressivity.experiments.sparse_approximation.searches import (
 )
 from expressivity.experiments.sparse_approximation.cost import (
     chunk_cost as sa_chunk_cost,
-    error_cost as sa_error_cost,
-    example_cost as sa_example_cost,
-    jl_cost as sa_jl_cost,
-    module_cost as sa_module_cost,
-    optimised_cost as sa_optimised_plan,
-    vary_cost as sa_vary_cost,
 )
-from expressivity.sparse_target import KINDS as SA_KINDS
 
 SA = "sparse_approximation"
 SA_CFG = config[SA]
 SA_RES = f"results/{SA}"
 SA_BENCH = f"results/benchmarks/{SA}"
 SA_SWEEP = SA_CFG["sweep"]
-SA_MASS = SA_CFG["mass"]
 # the values of each varied setting (the config lists the forms under "forms")
 SA_VARIED = {
     key: SA_CFG["vary"]["forms" if key == "form" else key] for key in SA_VARIED_KEYS
@@ -38,10 +30,15 @@ SA_VARIED = {
 SA_DEVICE = SA_CFG["device"]
 SA_RATES = None if SA_DEVICE == "cpu" else gpu_rates()
 
-# the stage's top-level settings `keys` (a job's params hold only those it uses)
-sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
 # the config's value named by a vary job's wildcard, with its type (it keys the random stream)
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
+# a vary job's settings besides vary's own: the stage's values (vary's own eps_ratio, eps_zero
+# and R are the lists it sweeps) and the wildcard's
+SA_VARY = dict(
+    supplied=["varied"],
+    keys={key: f"{SA}.{key}" for key in ("R", "eps_ratio", "eps_zero")},
+    given={"value": sa_vary_value},
+)
 
 
 def sa_series_plan(series):
@@ -72,21 +69,32 @@ SA_SWEEP_JOBS, SA_MASS_JOBS = (sa_series_plan(series) for series in ("sweep", "m
 sa_job_cost = lambda jobs: lambda wc: jobs[
     int(wc.n), int(wc.k), int(wc.first), int(wc.last)
 ]
+SA_SWEEP_RESOURCES, SA_MASS_RESOURCES = (
+    per_job(sa_job_cost(jobs), SA_DEVICE) for jobs in (SA_SWEEP_JOBS, SA_MASS_JOBS)
+)
+
+# the jl job's targets: the sweep's k at its n up to jl.n_max
+SA_JL = dict(
+    keys={"k": f"{SA}.sweep.k"},
+    given={"n": [n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]]},
+)
+# the heatmap example's target: module.example_kind at module.example_k
+SA_EXAMPLE = dict(
+    keys={"kind": f"{SA}.module.example_kind", "k": f"{SA}.module.example_k"}
+)
 
 SA_OPT = SA_CFG["optimised"]
-SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
-
-
-# (CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in which
-# every grid d fails after all its steps, on one CPU core (no GPU cost model: device auto keeps
-# it on a core, cuda puts it on the GPU)
-sa_optimised_cost = lambda wc: sa_optimised_plan(
-    n=SA_OPT["n"],
-    k=int(wc.k),
-    trials=SA_OPT["trials"],
-    search=SA_CFG["search"],
-    optimise=SA_OPT_SETTINGS,
-    **sa_settings("R", "eps_ratio", "eps_zero", "delta", "target"),
+# the optimiser's settings, read when a job is sized or run
+sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
+# an upper plan in which every grid d fails after all its steps, on one CPU core (no GPU cost
+# model: device auto keeps it on a core, cuda puts it on the GPU)
+SA_OPTIMISED_PLAN = planned(
+    SA,
+    "cost.optimised_cost",
+    "optimised",
+    supplied=["k"],
+    given={"optimise": sa_optimise},
+    device=SA_DEVICE,
 )
 
 
@@ -105,6 +113,7 @@ TABLES[SA] = {
         for value in values
     ),
     "jl_check": COMPUTED,
+    "d_min_reference": COMPUTED,
     "logit_error": gathered(
         expand(f"{SA_RES}/logit_error/k{{k}}.csv", k=SA_SWEEP["k"])
     ),
@@ -155,19 +164,14 @@ rule sa_sweep:
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost(SA_SWEEP_JOBS), SA_DEVICE),
+        **SA_SWEEP_RESOURCES,
     params:
-        **sa_settings(
-            "target",
-            "R",
-            "eps_ratio",
-            "eps_zero",
-            "delta",
-            "search",
-            "mass_rows",
+        **job_params(
+            SA,
+            "searches.sweep_table",
+            supplied=["n", "k", "first", "trials"],
+            given={"device": job_device(SA_SWEEP_RESOURCES, SA_DEVICE)},
         ),
-        device=job_device(sa_job_cost(SA_SWEEP_JOBS), SA_DEVICE),
-        seed=config["seed"],
     script:
         script_path(SA, "sweep")
 
@@ -191,13 +195,15 @@ rule sa_mass:
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost(SA_MASS_JOBS), SA_DEVICE),
+        **SA_MASS_RESOURCES,
     params:
-        **sa_settings("target", "R", "eps_ratio", "delta", "search", "mass_rows"),
-        device=job_device(sa_job_cost(SA_MASS_JOBS), SA_DEVICE),
-        seed=config["seed"],
-        eps=SA_MASS["eps"],
-        horizon_fraction=SA_MASS["horizon_fraction"],
+        **job_params(
+            SA,
+            "searches.mass_table",
+            "mass",
+            supplied=["n", "k", "first", "trials"],
+            given={"device": job_device(SA_MASS_RESOURCES, SA_DEVICE)},
+        ),
     script:
         script_path(SA, "mass")
 
@@ -218,25 +224,46 @@ rule sa_vary:
     conda:
         ENV
     resources:
-        **per_job(
-            lambda wc: sa_vary_cost(
-                **{
-                    **sa_settings("R", "eps_ratio", "eps_zero", "delta", "target"),
-                    **{k: SA_CFG["vary"][k] for k in ("n", "k", "trials")},
-                    wc.varied: sa_vary_value(wc),
-                },
-                search=SA_CFG["search"],
-            )
-        ),
+        **planned(SA, "cost.vary_cost", "vary", **SA_VARY),
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
-        seed=config["seed"],
-        n=SA_CFG["vary"]["n"],
-        k=SA_CFG["vary"]["k"],
-        trials=SA_CFG["vary"]["trials"],
-        value=sa_vary_value,
+        **job_params(
+            SA,
+            "searches.vary_table",
+            "vary",
+            **SA_VARY,
+        ),
     script:
         script_path(SA, "vary")
+
+
+rule sa_reference:
+    """The exact-rule reference d_ref at every (n, k) of the sweep and of the mass-calibrated sweep:
+    a row-exact Gaussian model of the search's decision rule (no sweep table is read).
+    """
+    input:
+        lib=script_deps(SA, "reference"),
+    output:
+        table_output(SA, "d_min_reference"),
+    log:
+        f"logs/{SA}/reference.log",
+    benchmark:
+        f"{SA_BENCH}/reference.tsv"
+    conda:
+        ENV
+    params:
+        **job_params(
+            SA,
+            "reference.reference_table",
+            # only the grid of the search: its other settings do not change the reference
+            given={
+                "search": {
+                    key: config[SA]["search"][key]
+                    for key in ("d_start", "resolution", "min_step")
+                }
+            },
+        ),
+    script:
+        script_path(SA, "reference")
 
 
 rule sa_jl:
@@ -252,21 +279,14 @@ rule sa_jl:
     conda:
         ENV
     resources:
-        **job_resources(
-            *sa_jl_cost(
-                n=[n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]],
-                k=SA_SWEEP["k"],
-                trials=SA_CFG["jl"]["trials"],
-                **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
-            )
-        ),
+        **planned(SA, "cost.jl_cost", "jl", **SA_JL),
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
-        seed=config["seed"],
-        n=[n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]],
-        k=SA_SWEEP["k"],
-        trials=SA_CFG["jl"]["trials"],
-        max_rounds=SA_CFG["jl"]["max_rounds"],
+        **job_params(
+            SA,
+            "searches.jl_table",
+            "jl",
+            **SA_JL,
+        ),
     script:
         script_path(SA, "jl")
 
@@ -286,21 +306,9 @@ rule sa_error:
     conda:
         ENV
     resources:
-        **per_job(
-            lambda wc: sa_error_cost(
-                k=int(wc.k),
-                n=SA_CFG["error"]["n"],
-                trials=SA_CFG["error"]["trials"],
-                **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
-                **{key: SA_CFG["search"][key] for key in ("d_start", "min_step")},
-            )
-        ),
+        **planned(SA, "cost.error_cost", "error", "search", supplied=["k"]),
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
-        **{key: SA_CFG["search"][key] for key in ("d_start", "min_step", "block")},
-        seed=config["seed"],
-        n=SA_CFG["error"]["n"],
-        trials=SA_CFG["error"]["trials"],
+        **job_params(SA, "searches.error_table", "error", "search", supplied=["k"]),
     script:
         script_path(SA, "error")
 
@@ -318,19 +326,9 @@ rule sa_module:
     conda:
         ENV
     resources:
-        **job_resources(
-            *sa_module_cost(
-                **{key: SA_CFG["module"][key] for key in ("n", "d", "k", "trials")},
-                kinds=len(SA_KINDS),
-            )
-        ),
+        **planned(SA, "cost.module_cost", "module"),
     params:
-        **sa_settings("R", "eps_ratio", "eps_zero"),
-        **{
-            key: SA_CFG["module"][key]
-            for key in ("n", "d", "k", "trials", "max_rounds")
-        },
-        seed=config["seed"],
+        **job_params(SA, "construction.module_table", "module"),
     script:
         script_path(SA, "module")
 
@@ -348,22 +346,14 @@ rule sa_example:
     conda:
         ENV
     resources:
-        **job_resources(
-            *sa_example_cost(
-                **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
-                n=SA_CFG["module"]["n"],
-                k=SA_CFG["module"]["example_k"],
-                window=SA_CFG["module"]["window"],
-                target=SA_CFG["module"]["example_kind"],
-            )
-        ),
+        **planned(SA, "cost.example_cost", "module", **SA_EXAMPLE),
     params:
-        **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
-        seed=config["seed"],
-        n=SA_CFG["module"]["n"],
-        kind=SA_CFG["module"]["example_kind"],
-        k=SA_CFG["module"]["example_k"],
-        window=SA_CFG["module"]["window"],
+        **job_params(
+            SA,
+            "construction.example_table",
+            "module",
+            **SA_EXAMPLE,
+        ),
     script:
         script_path(SA, "example")
 
@@ -383,24 +373,29 @@ rule sa_optimised:
     conda:
         ENV
     resources:
-        **per_job(sa_optimised_cost, SA_DEVICE),
+        **SA_OPTIMISED_PLAN,
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
-        device=job_device(sa_optimised_cost, SA_DEVICE),
-        seed=config["seed"],
-        n=SA_OPT["n"],
-        trials=SA_OPT["trials"],
-        optimise=SA_OPT_SETTINGS,
-        circle_margin=SA_OPT["circle_margin"],
+        **job_params(
+            SA,
+            "optimised.optimised_table",
+            "optimised",
+            supplied=["k"],
+            given={
+                "optimise": sa_optimise,
+                "device": job_device(SA_OPTIMISED_PLAN, SA_DEVICE),
+            },
+        ),
     script:
         script_path(SA, "optimised")
 
 
 rule sa_models:
-    """Growth of d_min in n: out-of-sample models, ratio to the prediction, local slopes, n*."""
+    """Growth of d_min in n: out-of-sample models, ratio to the exact-rule reference, local
+    slopes, n*."""
     input:
         sweep=table(SA, "sweep"),
         mass=table(SA, "mass"),
+        reference=table(SA, "d_min_reference"),
         lib=script_deps(SA, "models"),
     output:
         **{
@@ -421,7 +416,11 @@ rule sa_models:
     conda:
         ENV
     params:
-        **SA_CFG["models"],
-        seed=config["seed"],
+        **job_params(
+            SA,
+            "models.models_tables",
+            "models",
+            supplied=["sweep", "mass", "reference"],
+        ),
     script:
         script_path(SA, "models")

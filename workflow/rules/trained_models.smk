@@ -3,13 +3,6 @@
 # uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
 # et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
 # one protocol (early stopping at the target, plateau detection, a budget).
-from expressivity.experiments.trained_models.cost import (
-    copy_cost,
-    heads_cost,
-    memorization_cost,
-    mixers_cost,
-    width_cost,
-)
 from expressivity.experiments.trained_models import ARMS as TM_ARMS
 
 TM = "trained_models"
@@ -27,70 +20,35 @@ TM_MIXERS = [
     if k < TM_CFG["mixers"]["depth"]
 ] + [("attention", TM_CFG["mixers"]["depth"])]
 # jobs run torch on a GPU where `placement` puts them (device cuda: every job; auto: those the
-# GPU pays for); they then ask for one (resource gpu; under SLURM --gpus, locally at most one such
-# job at a time, see workflow/profiles/default), planned at the GPU's measured rates
+# GPU pays for, planned at the GPU's measured rates); they then ask for one (resource gpu; under
+# SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
 TM_DEVICE = TM_CFG["device"]
-TM_RATES = None if TM_DEVICE == "cpu" else gpu_rates()
-# what every job gets: the root seed, torch threads, seeds and the plateau rule (and its device)
-TM_PARAMS = dict(
-    seed=config["seed"],
-    threads=TM_CFG["threads"],
-    seeds=TM_CFG["seeds"],
-    min_gain=TM_CFG["min_gain"],
+# each job's resources from its cost model (expressivity.experiments.trained_models.cost), its
+# device param from where they place it
+TM_MEMORIZE_PLAN = planned(
+    TM, "cost.memorization_cost", "memorization", device=TM_DEVICE
 )
-
-
-# the settings of one config section that a job uses, and no others (not its sweep lists)
-tm_settings = lambda section, *keys: settings(TM, section, *keys)
-
-
-# the settings every encoder job (copy, mixers) uses
-TM_ENCODER = (
-    "n",
-    "vocab",
-    "d_model",
-    "heads",
-    "lr",
-    "batch",
-    "budget",
-    "every",
-    "window",
-    "eval_size",
+TM_HEADS_PLAN = planned(
+    TM,
+    "cost.heads_cost",
+    "heads_rank",
+    "memorization",
+    supplied=["heads"],
+    given={"head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)},
+    device=TM_DEVICE,
 )
-TM_DATA = ("vocab_size", "d", "n", "n_classes")
-# (seconds, peak bytes) of each job from the cost model: the rules' runtime and mem_mb
-tm_memorize_cost = memorization_cost(
-    seeds=TM_CFG["seeds"],
-    **tm_settings("memorization", *TM_DATA, "N", "width", "lr", "budget"),
-    rates=TM_RATES,
+TM_WIDTH_PLAN = planned(
+    TM,
+    "cost.width_cost",
+    "width_search",
+    "memorization",
+    supplied=["N"],
+    device=TM_DEVICE,
 )
-tm_heads_cost = lambda wc: heads_cost(
-    heads=int(wc.heads),
-    head_size=TM_MEM["d"] if wc.size == "d" else int(wc.size),
-    seeds=TM_CFG["seeds"],
-    N=TM_HEADS["N"],
-    **tm_settings("memorization", *TM_DATA, "width", "lr", "budget"),
-    rates=TM_RATES,
+TM_COPY_PLAN = planned(
+    TM, "cost.copy_cost", "copy", supplied=["depth"], device=TM_DEVICE
 )
-tm_width_cost = lambda wc: width_cost(
-    N=int(wc.N),
-    seeds=TM_CFG["seeds"],
-    **tm_settings("memorization", *TM_DATA),
-    **tm_settings("width_search", "widths", "lr", "budget"),
-    rates=TM_RATES,
-)
-tm_copy_cost = lambda wc: copy_cost(
-    depth=int(wc.depth),
-    seeds=TM_CFG["seeds"],
-    **tm_settings("copy", *TM_ENCODER),
-    rates=TM_RATES,
-)
-tm_mixers_cost = mixers_cost(
-    seeds=TM_CFG["seeds"],
-    **tm_settings("mixers", *TM_ENCODER, "depth"),
-    rates=TM_RATES,
-)
-
+TM_MIXERS_PLAN = planned(TM, "cost.mixers_cost", "mixers", device=TM_DEVICE)
 TABLES[TM] = {
     "memorization_curve": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
@@ -143,12 +101,15 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_memorize_cost, device=TM_DEVICE),
+        **TM_MEMORIZE_PLAN,
     params:
-        **TM_PARAMS,
-        device=job_device(lambda wc: tm_memorize_cost, TM_DEVICE),
-        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", "budget"),
-        **tm_settings("memorization", "window", "record_every"),
+        **job_params(
+            TM,
+            "memorization.memorization_rows",
+            "memorization",
+            supplied=["arm"],
+            given={"device": job_device(TM_MEMORIZE_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "memorize")
 
@@ -170,12 +131,17 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_heads_cost, TM_DEVICE),
+        **TM_HEADS_PLAN,
     params:
-        **TM_PARAMS,
-        device=job_device(tm_heads_cost, TM_DEVICE),
-        **tm_settings("memorization", *TM_DATA, "width", "lr", "budget", "window"),
-        **tm_settings("heads_rank", "N", "pairs"),
+        # N and pairs of heads_rank, the rest of the memorization dataset and training
+        **job_params(
+            TM,
+            "memorization.heads_rows",
+            "heads_rank",
+            "memorization",
+            supplied=["heads", "size"],
+            given={"device": job_device(TM_HEADS_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "heads")
 
@@ -196,12 +162,17 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_width_cost, TM_DEVICE),
+        **TM_WIDTH_PLAN,
     params:
-        **TM_PARAMS,
-        device=job_device(tm_width_cost, TM_DEVICE),
-        **tm_settings("memorization", *TM_DATA),
-        **tm_settings("width_search", "widths", "lr", "budget", "window"),
+        # the memorization dataset, the search's own training settings
+        **job_params(
+            TM,
+            "width.width_rows",
+            "width_search",
+            "memorization",
+            supplied=["N"],
+            given={"device": job_device(TM_WIDTH_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "width")
 
@@ -223,11 +194,15 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_copy_cost, TM_DEVICE),
+        **TM_COPY_PLAN,
     params:
-        **TM_PARAMS,
-        device=job_device(tm_copy_cost, TM_DEVICE),
-        **tm_settings("copy", *TM_ENCODER),
+        **job_params(
+            TM,
+            "encoders.copy_rows",
+            "copy",
+            supplied=["pattern", "depth"],
+            given={"device": job_device(TM_COPY_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "copying")
 
@@ -249,10 +224,14 @@ rule tm_mixers:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_mixers_cost, device=TM_DEVICE),
+        **TM_MIXERS_PLAN,
     params:
-        **TM_PARAMS,
-        device=job_device(lambda wc: tm_mixers_cost, TM_DEVICE),
-        **tm_settings("mixers", *TM_ENCODER, "depth", "kernel"),
+        **job_params(
+            TM,
+            "encoders.mixers_rows",
+            "mixers",
+            supplied=["alternative", "k"],
+            given={"device": job_device(TM_MIXERS_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "mixers")

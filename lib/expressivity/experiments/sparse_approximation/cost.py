@@ -31,7 +31,7 @@ import numpy as np
 from expressivity.approximation_check import logit_values
 from expressivity.one_pass_search import d_grid
 from expressivity.random_projection import jl_dimension
-from expressivity.sparse_target import make_target
+from expressivity.sparse_target import KINDS, make_target
 
 #: A search job's start (interpreter, numpy, scipy, pandas: seconds) and its resident bytes
 #: besides the factors and the logits (Python, numpy, the tables).
@@ -156,15 +156,17 @@ def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
     return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes, gpu
 
 
-def vary_cost(*, n: int, k: int, trials: int, R: float, eps_ratio: float, eps_zero: float,
-              delta: float, search: dict, form: str = "row",
+def vary_cost(*, varied: str, value, n: int, k: int, trials: int, R: float, eps_ratio: float,
+              eps_zero: float, delta: float, search: dict,
               target: str = "permutations") -> tuple[float, int]:
-    """``(CPU seconds, peak bytes)`` of a ``vary_table`` job: ``trials`` trials at (n, k) with one
-    setting varied (the form changes neither the work nor the memory)."""
-    del form
-    work = trial_work(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
-                      search=search, horizon_fraction=search["horizon_fraction"], mass_rows=256,
-                      target=target)
+    """``(CPU seconds, peak bytes)`` of a ``vary_table`` job: ``trials`` trials at (n, k) with the
+    setting ``varied`` at ``value`` (the form changes neither the work nor the memory)."""
+    tolerances = {"R": R, "eps_ratio": eps_ratio, "eps_zero": eps_zero}
+    if varied in tolerances:
+        tolerances[varied] = value
+    work = trial_work(n=n, k=k, delta=delta, search=search,
+                      horizon_fraction=search["horizon_fraction"], mass_rows=256, target=target,
+                      **tolerances)
     return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes
 
 
@@ -202,22 +204,23 @@ def error_cost(*, n: int, k: int, trials: int, R: float, eps_ratio: float, eps_z
             JOB_BASE_BYTES + 16 * n * d + 8 * n * n)
 
 
-def module_cost(*, n: int, d: int, k: list[int], trials: int, kinds: int) -> tuple[float, int]:
-    """``(CPU seconds, peak bytes)`` of the ``module_table`` job: per target (``kinds`` families,
-    every k, ``trials``) one Las Vegas round at d checked through the explicit weights (the
-    logits at twice the Gram's cost), its attention's exponentials and the check."""
-    seconds = START_SECONDS + kinds * trials * sum(
+def module_cost(*, n: int, d: int, k: list[int], trials: int) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``module_table`` job: per target (every kind of
+    ``sparse_target.KINDS``, every k, ``trials``) one Las Vegas round at d checked through the
+    explicit weights (the logits at twice the Gram's cost), its attention's exponentials and the
+    check."""
+    seconds = START_SECONDS + len(KINDS) * trials * sum(
         _pass_seconds(n, k_, 2 * d, 4) for k_ in k)
     return seconds, JOB_BASE_BYTES + 16 * n * d + 5 * 8 * n * n
 
 
-def example_cost(*, n: int, k: int, window: int, R: float, eps_ratio: float, eps_zero: float,
-                 delta: float, search: dict, target: str = "band") -> tuple[float, int]:
-    """``(CPU seconds, peak bytes)`` of the ``example_table`` job: one trial at (n, k) and the
-    window's rows of the logits at its d_min."""
+def example_cost(*, kind: str, n: int, k: int, window: int, R: float, eps_ratio: float,
+                 eps_zero: float, delta: float, search: dict) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``example_table`` job: one trial of a target of
+    ``kind`` at (n, k) and the window's rows of the logits at its d_min."""
     work = trial_work(n=n, k=k, R=R, eps_ratio=eps_ratio, eps_zero=eps_zero, delta=delta,
                       search=search, horizon_fraction=search["horizon_fraction"], mass_rows=256,
-                      target=target)
+                      target=kind)
     seconds = START_SECONDS + work.cpu_seconds() + 2.0 * window * n * work.horizons[-1] / CPU_FLOPS
     return seconds, JOB_BASE_BYTES + work.peak_bytes
 

@@ -60,7 +60,7 @@ def _planned(kind: str, steps_seconds: float, rates: dict | None, steps: float,
     return START_SECONDS + used * steps_seconds, gpu
 
 
-def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,  # noqa: N803
+def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,
                       width: int, lr, budget: int,
                       rates: dict | None = None) -> tuple[float, int, float | None]:
     """One memorization arm: the seeds side by side for every learning rate."""
@@ -72,7 +72,7 @@ def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes:
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
-               n_classes: int, N: int, width: int, lr, budget: int,  # noqa: N803
+               n_classes: int, N: int, width: int, lr, budget: int,
                rates: dict | None = None) -> tuple[float, int, float | None]:
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes
@@ -83,7 +83,7 @@ def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: in
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing), gpu
 
 
-def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,  # noqa: N803
+def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,
                widths: Sequence[int], lr, budget: int,
                rates: dict | None = None) -> tuple[float, int, float | None]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
