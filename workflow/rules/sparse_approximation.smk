@@ -250,6 +250,8 @@ rule sa_reference:
         f"{SA_BENCH}/reference.tsv"
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.reference_cost"),
     params:
         **job_params(
             SA,

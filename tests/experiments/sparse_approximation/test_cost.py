@@ -1,14 +1,17 @@
 """The sparse stage's cost models (expressivity.experiments.sparse_approximation.cost): the passes
-of a search trial on a CPU core and on a GPU, and the optimised-inputs plan."""
+of a search trial on a CPU core and on a GPU, the optimised-inputs plan and the exact-rule
+reference's."""
 
 import pytest
 from cases import SA_OPTIMISED, SA_SWEEP, SA_SWEEP_POINTS
 
 from expressivity.experiments.sparse_approximation.cost import (
+    JOB_BASE_BYTES,
     START_SECONDS,
     chunk_cost,
     optimised_cost,
     planned_d_min,
+    reference_cost,
     scan_seconds,
     series_trial_work,
     step_seconds,
@@ -57,3 +60,18 @@ def test_cost_plans_the_scan_up_to_the_planned_d_opt():
     assert scan_seconds(128, 1, **{key: o[key] for key in keys}) > plan
     assert scan_seconds(64, 1, **{**{key: o[key] for key in keys}, "patience": 10**6}) \
         == pytest.approx(plan * o["steps"] / attempt)
+
+
+def test_the_reference_plan_counts_every_point_of_both_series():
+    """The exact-rule reference job: the same work for a point whichever series holds it, a k > 1
+    point (its eta draws) far dearer than a k = 1 one, memory for the model's arrays."""
+    points = {"n": [64, 1024], "k": [1, 2], "n_max": [], "trials": 4, "trials_at_largest_n": []}
+    none = {**points, "k": []}
+    one, peak = reference_cost(sweep=points, mass=none)
+    assert reference_cost(sweep=points, mass=points)[0] - START_SECONDS == pytest.approx(
+        2 * (one - START_SECONDS))
+    assert reference_cost(sweep=none, mass=points) == (pytest.approx(one), peak)
+    k1 = reference_cost(sweep={**points, "k": [1]}, mass=none)[0] - START_SECONDS
+    k2 = reference_cost(sweep={**points, "k": [2]}, mass=none)[0] - START_SECONDS
+    assert k2 > 30 * k1 and reference_cost(sweep=none, mass=none)[0] == START_SECONDS
+    assert peak > JOB_BASE_BYTES + 8 * 32 * 64 * 256 * 2

@@ -22,6 +22,7 @@ its ``{quantity: value}``).
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -29,6 +30,9 @@ from statistics import NormalDist
 import numpy as np
 
 from expressivity.approximation_check import logit_values
+from expressivity.d_min_reference import RowModel
+from expressivity.experiments.sparse_approximation.reference import DRAWS
+from expressivity.experiments.sparse_approximation.searches import sweep_points
 from expressivity.one_pass_search import d_grid
 from expressivity.random_projection import jl_dimension
 from expressivity.sparse_target import KINDS, make_target
@@ -58,6 +62,19 @@ TORCH_START_SECONDS = 5.0
 #: overhead (about 20 small torch operations) and the sustained flop rate of the step's products.
 STEP_OVERHEAD_S = 8e-4
 STEP_FLOPS_PER_S = 2.0e10
+#: The exact-rule reference (``reference_table``) on one CPU core: drawing a point's rows (targets
+#: of size n: seconds per row and per support entry), then ``REFERENCE_EVALS`` evaluations of the
+#: row model per point (galloping from the previous n's grid index, then bisection: 6.9, 5.7 and
+#: 5.8 at k = 2, 4, 8 on the paper config, 6.5 and 7.1 at k = 2, 4 on the default; its set-up adds
+#: about a fifth of one), each over the model's quadrature nodes x eta draws x rows at seconds per
+#: such entry growing with k (the probability's sum included). CPU times measured on this
+#: project's machine: the default config's 30 points 13.9 s, the paper config's 63 points 45.7 s.
+SAMPLE_ROW_SECONDS = 3e-6
+SAMPLE_ENTRY_SECONDS = 5e-7
+REFERENCE_EVALS = 6.7
+MODEL_ENTRY_SECONDS = 1.9e-7
+MODEL_ENTRY_K_SECONDS = 2.2e-8
+_MODEL = inspect.signature(RowModel).parameters
 #: The optimised inputs' smallest d grows like n ** D_OPT_POWER: measured d_opt 4, 6, 8, 12 at
 #: n = 16, 32, 64, 128 (k = 1; 3 to 8 at k = 2) on the default run.
 D_OPT_POWER = 0.5
@@ -223,6 +240,24 @@ def example_cost(*, kind: str, n: int, k: int, window: int, R: float, eps_ratio:
                       target=kind)
     seconds = START_SECONDS + work.cpu_seconds() + 2.0 * window * n * work.horizons[-1] / CPU_FLOPS
     return seconds, JOB_BASE_BYTES + work.peak_bytes
+
+
+def reference_cost(*, sweep: dict, mass: dict, draws: int = DRAWS) -> tuple[float, int]:
+    """``(CPU seconds, peak bytes)`` of the ``reference_table`` job: for every (n, k) point of the
+    sweep and of the mass-calibrated sweep, ``draws`` rows of targets of size n drawn (at least
+    one whole target) and ``REFERENCE_EVALS`` evaluations of ``RowModel`` over its quadrature
+    nodes, eta draws (k > 1; one for k = 1) and ``draws`` rows. Memory: about ten float64 arrays
+    of nodes x eta draws x rows x k, and the largest target's logits."""
+    nodes = _MODEL["nodes"].default
+    seconds, peak = START_SECONDS, 0
+    for n, k, _ in sweep_points(sweep) + sweep_points(mass):
+        etas = _MODEL["draws"].default if k > 1 else 1
+        entries = nodes * etas * draws
+        rows = max(n, draws)
+        seconds += (SAMPLE_ROW_SECONDS * rows + SAMPLE_ENTRY_SECONDS * rows * k
+                    + REFERENCE_EVALS * entries * (MODEL_ENTRY_SECONDS + MODEL_ENTRY_K_SECONDS * k))
+        peak = max(peak, 10 * 8 * entries * k, 3 * 8 * n * k)
+    return seconds, JOB_BASE_BYTES + peak
 
 
 def step_seconds(n: int, k: int, d: int) -> float:
