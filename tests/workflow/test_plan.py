@@ -11,6 +11,7 @@ from pathlib import Path
 
 import device_rates
 import pytest
+import yaml
 from plan import PlannedJob, agreement, busy_seconds, describe, dry_run, parse_dry_run, schedule
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,6 +127,42 @@ def test_the_cost_models_predict_the_committed_records_of_a_default_run():
              "threads": int(r["threads"])} for r in records]
     median, total = agreement(rows, busy_seconds)
     assert 0.5 <= median <= 2 and 0.7 <= total <= 1.3, (median, total)
+
+
+def test_device_auto_places_each_search_job_by_its_cost_and_splits_long_points():
+    """config/paper.yaml (device auto; a node of 16 cores and an H100): a sweep or mass job is on
+    the GPU exactly when its predicted GPU seconds times node.cores are below its CPU seconds
+    (``chunk_cost`` at the measured rates), its planned time on its device stays within
+    node.job_minutes unless it holds a single trial, and each point's jobs cover its trials once;
+    both devices are used."""
+    from expressivity.experiments.sparse_approximation.cost import chunk_cost
+    from expressivity.experiments.sparse_approximation.searches import sweep_points
+
+    cfg = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+    sa, node = cfg["sparse_approximation"], cfg["node"]
+    assert sa["device"] == "auto"
+    rates = {q: row["value"] for q, row in device_rates.rates(node["gpu"]).items()}
+    covered: dict = {}
+    for job in dry_run("config/paper.yaml"):
+        if job.rule not in ("sa_sweep", "sa_mass"):
+            continue
+        wc = {key: int(value) for key, value in
+              (item.split("=") for item in job.wildcards.split(", "))}
+        series, trials = job.rule.removeprefix("sa_"), wc["last"] - wc["first"] + 1
+        cpu, _, gpu = chunk_cost(sa, series, wc["n"], wc["k"], trials, rates)
+        assert job.gpu == (gpu * node["cores"] < cpu), job
+        assert job.cpu_s == pytest.approx(cpu, abs=1e-3)
+        planned = gpu if job.gpu else cpu
+        assert job.gpu_s == (pytest.approx(gpu, abs=1e-3) if job.gpu else 0)
+        assert planned <= 60 * node["job_minutes"] or trials == 1, job
+        covered.setdefault((series, wc["n"], wc["k"]), []).extend(
+            range(wc["first"], wc["last"] + 1))
+    for series in ("sweep", "mass"):
+        for n, k, trials in sweep_points(sa[series]):
+            assert sorted(covered.pop((series, n, k))) == list(range(trials)), (series, n, k)
+    assert not covered
+    on_gpu = [job.gpu for job in dry_run("config/paper.yaml") if job.rule == "sa_sweep"]
+    assert any(on_gpu) and not all(on_gpu)
 
 
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):

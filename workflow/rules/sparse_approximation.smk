@@ -11,10 +11,10 @@ from expressivity.experiments.sparse_approximation.searches import (
     OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
     VARIED as SA_VARIED_KEYS,
     sweep_points as sa_sweep_points,
-    trial_chunks as sa_trial_chunks,
 )
 from expressivity.experiments.sparse_approximation.cost import (
     chunk_cost as sa_chunk_cost,
+    trial_chunks as sa_trial_chunks,
 )
 
 SA = "sparse_approximation"
@@ -44,18 +44,20 @@ SA_VARY = dict(
 def sa_series_plan(series):
     """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
     section, one per (n, k, chunk of trials). Each point's trials go where all of them together
-    are placed (``placement``) and are split so that no job is planned there longer than
-    node.job_minutes (nor its runtime over limits.job_hours)."""
+    are placed (``placement``) and are split so that no job, its start included, is planned
+    there longer than node.job_minutes (nor its runtime over limits.job_hours)."""
     jobs = {}
-    chunk_hours = min(
-        NODE["job_minutes"] / 60,
-        plannable_seconds(config["limits"]["job_hours"]) / 3600,
+    chunk_seconds = min(
+        60 * NODE["job_minutes"], plannable_seconds(config["limits"]["job_hours"])
     )
     for n, k, trials in sa_sweep_points(SA_CFG[series]):
         cpu_s, _, gpu_s = sa_chunk_cost(SA_CFG, series, n, k, trials, SA_RATES)
         on_gpu = placement(SA_DEVICE, cpu_s, gpu_s) != "cpu" and gpu_s is not None
+        # the job's start (trials = 0) on that device, and each trial's seconds after it
+        start = sa_chunk_cost(SA_CFG, series, n, k, 0, SA_RATES)[2 if on_gpu else 0]
+        total = gpu_s if on_gpu else cpu_s
         chunks = sa_trial_chunks(
-            trials, (gpu_s if on_gpu else cpu_s) / trials, chunk_hours
+            trials, (total - start) / trials, (chunk_seconds - start) / 3600
         )
         for first, last in chunks:
             jobs[n, k, first, last] = sa_chunk_cost(

@@ -20,7 +20,6 @@ from cases import (
 from expressivity.experiments.sparse_approximation.searches import (
     error_table,
     sweep_table,
-    trial_chunks,
     vary_table,
 )
 
@@ -44,14 +43,6 @@ def test_a_chunk_of_trials_equals_the_same_rows_of_the_whole(sweep):
     part = sweep_table(n=n, k=k, first=2, trials=2, **SA_SWEEP)
     whole = sweep[(sweep["n"] == n) & (sweep["k"] == k)].iloc[2:4].reset_index(drop=True)
     pd.testing.assert_frame_equal(part, whole)
-
-
-def test_trial_chunks_fit_the_job_limit():
-    assert trial_chunks(5, 10.0, 1.0) == [(0, 4)]
-    assert trial_chunks(5, 1500.0, 1.0) == [(0, 1), (2, 3), (4, 4)]
-    assert trial_chunks(3, 10 * 3600.0, 1.0) == [(0, 0), (1, 1), (2, 2)]  # one trial a job
-    with pytest.raises(ValueError):
-        trial_chunks(0, 1.0, 1.0)
 
 
 def test_mass_calibrated_rows_bound_the_mass_and_pair_with_the_sweep(mass, sweep):

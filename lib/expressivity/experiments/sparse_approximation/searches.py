@@ -3,7 +3,7 @@ varied one at a time; the construction at the JL bound; the logit error against 
 
 The mathematics is in ``sparse_target``, ``approximation_check``, ``fixed_module``,
 ``random_projection``, ``one_pass_search`` (``torch_search`` on a GPU) and ``attention_mass``; the
-rules plan the jobs with ``cost`` (seconds, memory, device) and split trials with ``trial_chunks``.
+rules plan the jobs with ``cost`` (seconds, memory, device, trials split into jobs).
 """
 
 from __future__ import annotations
@@ -116,18 +116,6 @@ def sweep_points(section: dict) -> list[tuple[int, int, int]]:
     trials = [section["trials"]] * (len(ns) - len(tail)) + list(tail)
     return [(n, k, t) for k, top in zip(section["k"], n_max, strict=True)
             for n, t in zip(ns, trials, strict=True) if n <= top]
-
-
-def trial_chunks(trials: int, trial_seconds: float, job_hours: float) -> list[tuple[int, int]]:
-    """Split trials 0..trials-1 into consecutive chunks ``(first, last)`` (inclusive) of equal
-    size, as few as keep each chunk's planned time ``count * trial_seconds`` within
-    ``job_hours`` (a single trial longer than that is a chunk of its own)."""
-    if trials < 1 or not trial_seconds >= 0 or not job_hours > 0:
-        raise ValueError(f"need trials >= 1, trial_seconds >= 0, job_hours > 0; got {trials}, "
-                         f"{trial_seconds}, {job_hours}")
-    size = max(1, min(trials, math.floor(job_hours * 3600 / trial_seconds)
-                      if trial_seconds > 0 else trials))
-    return [(first, min(trials, first + size) - 1) for first in range(0, trials, size)]
 
 
 def sweep_target(*, seed: int, target: str, n: int, k: int, R: float,
