@@ -3,20 +3,24 @@
     python benchmarks/device_check.py search   OUT [--dry]   # half A (after the GPU unit tests)
     python benchmarks/device_check.py training OUT [--dry]   # half B
 
-``search``: the torch search's rate against a plain float64 product at n = 2^14 and 2^15
-(``benchmarks/sparse_approximation.py``); one job of the default config (``sa_sweep`` n = 64,
-k = 1, 16 trials) in a fresh process on the GPU, for the seconds it pays before its first trial and
-per trial after it; the same job and one at n = 1024, k = 2 on the CPU (numpy) and the GPU, their
-d_min and d_stable compared trial by trial (the machine's torch and numpy differ from the pins:
-decisions must agree where the decision margin exceeds the rounding bound, bytes need not).
-``training``: one paper-config sweep job's trials (n = 65536, k = 1) against the plan's
-prediction, and seconds per step of a copying cell and a memorization arm on the GPU
+``search``: the torch search's rate against a plain float64 product on the GPU at n = 2^14 and
+2^15 (``benchmarks/sparse_approximation.py``); the numpy search's against a plain numpy product on
+the node's CPU at one BLAS thread and at all of them (n = 4096); one job of the default config
+(``sa_sweep`` n = 64, k = 1, 16 trials) in a fresh process on the GPU, for the seconds it pays
+before its first trial and per trial after it; the same job and one at n = 1024, k = 2 on the CPU
+(numpy) and the GPU, their d_min and d_stable compared trial by trial (the machine's torch and
+numpy differ from the pins: decisions must agree where the decision margin exceeds the rounding
+bound, bytes need not). ``training``: one paper-config sweep job's trials (n = 65536, k = 1)
+against the plan's prediction (at the rates the search half just measured, and at the committed
+ones), and seconds per step of a copying cell and a memorization arm on the GPU
 (``benchmarks/trained_models.py``'s workloads).
 
-Each half writes ``OUT/<half>.json`` (every figure) and its measured rates into
-``OUT/device_rates.csv`` (a copy of ``benchmarks/device_rates.csv`` with this GPU's rows of the
-day added; commit it as that file). ``--dry`` runs the same steps on the CPU at toy sizes, to test
-the plumbing where there is no GPU: its figures mean nothing and it writes no rates.
+Each half writes ``OUT/<half>.json`` (every figure), prints a summary against the issue's goals
+and writes its measured rates into ``OUT/device_rates.csv`` (a copy of
+``benchmarks/device_rates.csv`` with this GPU's rows of the day added; commit it as that file).
+Intermediate files go to a temporary folder: OUT holds at most the 7 files the device tool brings
+back. ``--dry`` runs the same steps on the CPU at toy sizes, to test the plumbing where there is no
+GPU: its figures mean nothing and it writes no rates.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -97,14 +102,29 @@ def decisions_agree(cpu: dict, gpu: dict) -> dict:
                 same(c["row_d_min_median"], g["row_d_min_median"]) for c, g in decided)}
 
 
-def search_half(out: Path, dry: bool) -> dict:
+def kernel_runs(scratch: Path, name: str, n: int, *flags: str, threads: int | None = None) -> list:
+    """``benchmarks/sparse_approximation.py`` at n (k = 1) with ``flags``, in a fresh process
+    (``threads``: its BLAS threads), its kernel measurements read back from a scratch file."""
+    path = scratch / f"{name}.json"
+    env = dict(os.environ)
+    if threads is not None:
+        env.update({var: str(threads) for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                   "MKL_NUM_THREADS")})
+    subprocess.run([sys.executable, str(ROOT / "benchmarks/sparse_approximation.py"), "--n",
+                    str(n), "--k", "1", *flags, "--json", str(path)], check=True, env=env)
+    return json.loads(path.read_text())
+
+
+def search_half(out: Path, scratch: Path, dry: bool) -> dict:
+    del out
     device = "cpu" if dry else "cuda"
-    found: dict = {"kernel": []}
+    found: dict = {"kernel": [], "numpy_threads": []}
     for n in ([128] if dry else [16384, 32768]):
-        path = out / f"kernel_n{n}.json"
-        subprocess.run([sys.executable, str(ROOT / "benchmarks/sparse_approximation.py"), "--n",
-                        str(n), "--k", "1", "--skip-cpu", "--json", str(path)], check=True)
-        found["kernel"] += json.loads(path.read_text())
+        found["kernel"] += kernel_runs(scratch, f"kernel_n{n}", n, "--skip-cpu")
+    # the numpy path on the node's cores (issue 29: >= 0.7 of a plain product at every count)
+    for threads in sorted({1, os.cpu_count() or 1}):
+        found["numpy_threads"] += kernel_runs(scratch, f"numpy_t{threads}", 256 if dry else 4096,
+                                              "--numpy-only", threads=threads)
     trials = 2 if dry else 16
     start = job_times(64, 1, trials, device)
     found["default_job"] = {key: value for key, value in start.items() if key != "rows"}
@@ -121,10 +141,19 @@ def search_half(out: Path, dry: bool) -> dict:
              "k=1, 2 n^2 d_max flops over its seconds (benchmarks/sparse_approximation.py)"),
             ("plain_fp64_flops", top["flops"] / top["plain_s"], f"plain float64 product ({top['n']}"
              " x d_max) @ (d_max x n)")]
-    return {"figures": found, "rates": rows, "device": top["device"]}
+    summary = [f"{k['path']} search on {k['device']} ({k['threads']} threads), n={k['n']}: "
+               f"{k['flops'] / k['search_s'] / 1e9:.0f} GFLOP/s, {k['plain_s'] / k['search_s']:.2f}"
+               f" of a plain product (goal >= {0.7 if k['path'] == 'numpy' else 0.5})"
+               for k in found["kernel"] + found["numpy_threads"]]
+    summary += [f"default job n=64 k=1 on {start['device']}: {start['start_s']:.1f} s before its "
+                f"first trial, {start['trial_s']:.3f} s a trial after it"]
+    summary += [f"decisions n={d['n']} k={d['k']}: d_min and d_stable agree on {d['agree']} of "
+                f"{d['decided']} trials decided in float64 ({d['trials']} trials); row_d_min_median"
+                f" on {d['row_d_min_median_agree']}" for d in found["decisions"]]
+    return {"figures": found, "rates": rows, "device": top["device"], "summary": summary}
 
 
-def training_half(out: Path, dry: bool) -> dict:
+def training_half(out: Path, scratch: Path, dry: bool) -> dict:
     from trained_models import copy_rate, memorization_rate
 
     from expressivity.experiments.sparse_approximation.cost import series_trial_work
@@ -132,14 +161,18 @@ def training_half(out: Path, dry: bool) -> dict:
     device = "cpu" if dry else "cuda"
     found: dict = {}
     n, trials = (256, 1) if dry else (65536, 2)
+    del scratch
     paper = job_times(n, 1, trials, device, cfg="paper")
-    rates = device_rates.rates(PAPER["node"]["gpu"])
     work = series_trial_work(PAPER["sparse_approximation"], "sweep", n, 1)
-    planned = work.gpu_seconds({q: row["value"] for q, row in rates.items()})
+    # the plan at the committed rates, and at those the search half just measured (if it ran)
+    tables = {"committed": device_rates.TABLE, "measured": out / "device_rates.csv"}
+    planned = {name: work.gpu_seconds({q: row["value"] for q, row in device_rates.rates(
+        PAPER["node"]["gpu"], table).items()}) for name, table in tables.items() if table.exists()}
     found["paper_job"] = {**{key: value for key, value in paper.items() if key != "rows"},
-                          "planned_trial_s": planned, "measured_over_planned":
-                          paper["trial_s"] / planned, "d_min": [r["d_min"] for r in paper["rows"]],
-                          "horizons": work.horizons}
+                          "planned_trial_s": planned,
+                          "measured_over_planned": {name: paper["trial_s"] / seconds
+                                                    for name, seconds in planned.items()},
+                          "d_min": [r["d_min"] for r in paper["rows"]], "horizons": work.horizons}
     steps = 3 if dry else 300
     for name, fn in (("memorization", memorization_rate), ("copy", copy_rate)):
         fn(max(2, steps // 10), seed=DEFAULT["seed"], threads=1, device=device)  # warm up
@@ -152,7 +185,13 @@ def training_half(out: Path, dry: bool) -> dict:
             ("memorization_step_s", 1 / found["memorization"]["steps_per_s"],
              "memorization arm (uniform) of config/config.yaml, seeds side by side: seconds per "
              "full-batch epoch")]
-    return {"figures": found, "rates": rows, "device": found["copy"]["device"]}
+    summary = [f"paper job n={n} k=1 on {paper['device']}: {paper['trial_s']:.2f} s a trial after "
+               f"the first ({paper['start_s']:.1f} s before it); planned " + ", ".join(
+                   f"{seconds:.2f} s at the {name} rates" for name, seconds in planned.items())]
+    summary += [f"{name} on {found[name]['device']}: {1000 / found[name]['steps_per_s']:.1f} ms a "
+                "step" for name in ("memorization", "copy")]
+    return {"figures": found, "rates": rows, "device": found["copy"]["device"],
+            "summary": summary}
 
 
 def main() -> None:
@@ -166,10 +205,13 @@ def main() -> None:
     parser.add_argument("--dry", action="store_true", help="the CPU at toy sizes: plumbing only")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    result = (search_half if args.half == "search" else training_half)(args.out, args.dry)
+    with tempfile.TemporaryDirectory() as scratch:
+        result = (search_half if args.half == "search" else training_half)(
+            args.out, Path(scratch), args.dry)
     device = result["device"].removeprefix("cuda:")
     result["date"] = datetime.date.today().isoformat()
     (args.out / f"{args.half}.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
+    print("\n".join(["summary:", *result["summary"]]))
     for quantity, value, what in result["rates"]:
         print(f"{device}: {quantity} = {value:.4g} ({what})")
     if args.dry:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check anyone with a GPU can rerun (issue 29): two independent halves of a few minutes on
-# one H100, each rerunnable alone after a failure.
+# one H100, each rerunnable alone after a failure; `all` runs both in one call (about 4 minutes on
+# one H100; every step is stopped at its time limit, 8 minutes in all at most).
 #
 #   benchmarks/device_check.sh search   [--dry]  # GPU unit tests, kernel rate, a default job's start, CPU/GPU decisions
 #   benchmarks/device_check.sh training [--dry]  # a paper-config sweep job against its plan, training steps
@@ -15,7 +16,9 @@
 # call. Figures go to OUT (default device_check_out/): <half>.json, the log of each step, and
 # device_rates.csv, benchmarks/device_rates.csv with this GPU's rates of the day added (commit it
 # as that file, then `make plan CONFIG=config/paper.yaml` plans from them). --dry runs the same
-# steps on the CPU at toy sizes (the plumbing test; its figures mean nothing).
+# steps on the CPU at toy sizes (the plumbing test; its figures mean nothing). OUT receives at
+# most 7 files (machine.txt, gpu_unit_tests.log, search.log, search.json, training.log,
+# training.json, device_rates.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 half=${1:-all}
@@ -55,7 +58,7 @@ if [ -n "$dry" ] && [ "$dry" != --dry ]; then
 fi
 
 mkdir -p "$OUT"
-export PYTHONPATH="$PWD/lib${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$PWD/lib${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 if ! "$PYTHON" -c "import pytest, hypothesis, yaml" 2>/dev/null; then
     echo "installing pytest, hypothesis and pyyaml from $WHEELS into $SITE (no network)"
     "$PYTHON" -m pip install --quiet --no-index --find-links "$WHEELS" --target "$SITE" "${PACKAGES[@]}"
@@ -69,16 +72,20 @@ print(f"{platform.node()}: Python {platform.python_version()}, torch {torch.__ve
       f"pandas {pandas.__version__}; {gpu}; {platform.processor() or platform.machine()}, "
       f"{__import__('os').cpu_count()} CPUs")
 EOF
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader \
+        | tee -a "$OUT/machine.txt"
+fi
 
-step() {  # step NAME COMMAND...: run it, its output in OUT/NAME.log, timed
-    local name=$1 start=$SECONDS
-    shift
-    echo "== $name"
-    if "$@" >"$OUT/$name.log" 2>&1; then
+step() {  # step NAME LIMIT COMMAND...: run it for LIMIT seconds at most, its output in OUT/NAME.log
+    local name=$1 limit=$2 start=$SECONDS
+    shift 2
+    echo "== $name (at most $limit s)"
+    if timeout --kill-after=10 "$limit" "$@" >"$OUT/$name.log" 2>&1; then
         echo "   ok in $((SECONDS - start)) s"
-        tail -n 12 "$OUT/$name.log"
+        tail -n 25 "$OUT/$name.log"
     else
-        echo "   FAILED after $((SECONDS - start)) s; the end of $OUT/$name.log:"
+        echo "   FAILED (or stopped at its limit) after $((SECONDS - start)) s; the end of $OUT/$name.log:"
         tail -n 40 "$OUT/$name.log"
         return 1
     fi
@@ -87,12 +94,12 @@ step() {  # step NAME COMMAND...: run it, its output in OUT/NAME.log, timed
 status=0
 if [ "$half" = all ] || [ "$half" = search ]; then
     # on the CPU (--dry) the GPU tests are collected, not run: the plumbing only
-    step gpu_unit_tests "$PYTHON" -m pytest -q -p no:cacheprovider ${dry:+--collect-only} \
+    step gpu_unit_tests 120 "$PYTHON" -m pytest -q -p no:cacheprovider ${dry:+--collect-only} \
         tests/unit/test_torch_search.py tests/unit/test_torch_runtime.py || status=1
-    step search "$PYTHON" benchmarks/device_check.py search "$OUT" ${dry:+"$dry"} || status=1
+    step search 210 "$PYTHON" benchmarks/device_check.py search "$OUT" ${dry:+"$dry"} || status=1
 fi
 if [ "$half" = all ] || [ "$half" = training ]; then
-    step training "$PYTHON" benchmarks/device_check.py training "$OUT" ${dry:+"$dry"} || status=1
+    step training 150 "$PYTHON" benchmarks/device_check.py training "$OUT" ${dry:+"$dry"} || status=1
 fi
 [ $status -eq 0 ] && echo "device check passed; figures in $OUT" || echo "device check FAILED; see $OUT"
 exit $status

@@ -1,7 +1,7 @@
 """Speed of the one-pass d_min search (sparse_approximation stage); ratios are reported, not asserted.
 
     .venv/bin/python benchmarks/sparse_approximation.py [--n 4096] [--k 1] [--threads 1 2] [--big]
-        [--skip-cpu] [--json FILE]
+        [--skip-cpu | --numpy-only] [--json FILE]
 
 Prints, measured in the same run:
 * kernel: the one-pass search as the workflow runs it (the mass rows tracked at every grid point,
@@ -19,8 +19,10 @@ Prints, measured in the same run:
   rate at n >= 2^14), with the d_min each finds and the grid points checked per row block;
 * with --big, the wall time of one full n = 2^14, k = 1 trial (goal: under 2 minutes).
 BLAS threads follow OPENBLAS_NUM_THREADS (set it to 1 to compare with one Snakemake job).
-``--skip-cpu`` leaves out the numpy kernel and the end-to-end comparison (minutes at n >= 2^14 on
-one core), ``--json`` writes the kernel measurements (``benchmarks/device_check.sh`` keeps them).
+``--skip-cpu`` leaves out the numpy kernel, the end-to-end comparison (minutes at n >= 2^14 on
+one core) and, where torch sees a GPU, the torch search on the CPU; ``--numpy-only`` runs the numpy
+kernel alone (the threads' scaling); ``--json`` writes the kernel measurements
+(``benchmarks/device_check.sh`` keeps them).
 """
 
 from __future__ import annotations
@@ -62,9 +64,10 @@ def timed(fn, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
-def kernel(target, QT, KT, grid, skip_cpu: bool) -> list[dict]:
+def kernel(target, QT, KT, grid, skip_cpu: bool, numpy_only: bool = False) -> list[dict]:
     """The one-pass search over a fixed grid (the mass rows tracked, as in the workflow) against a
-    plain matmul of the same shape: numpy on the CPU, then torch on each device."""
+    plain matmul of the same shape: numpy on the CPU (unless ``skip_cpu``), then torch on each
+    device (unless ``numpy_only``; the GPU alone with ``skip_cpu`` where there is one)."""
     n, d_top = target.n, int(grid[-1])
     flops = 2.0 * n * n * d_top
     rows = sample_rows(n, DEFAULT["mass_rows"])
@@ -85,16 +88,20 @@ def kernel(target, QT, KT, grid, skip_cpu: bool) -> list[dict]:
         found.append({"device": "cpu", "path": "numpy", "threads": threads, "n": n,
                       "search_s": t_pass, "plain_s": t_plain, "flops": flops,
                       "d_min": res.d_min})
-    return found + torch_kernel(target, QT, KT, grid, rows, flops)
+    if numpy_only:
+        return found
+    return found + torch_kernel(target, QT, KT, grid, rows, flops, skip_cpu)
 
 
-def torch_kernel(target, QT, KT, grid, rows, flops: float) -> list[dict]:
-    """The torch search on the CPU and, when torch sees one, on the GPU, against a plain product
-    of the same shape on that device."""
+def torch_kernel(target, QT, KT, grid, rows, flops: float, skip_cpu: bool) -> list[dict]:
+    """The torch search on the CPU and, when torch sees one, on the GPU (there alone with
+    ``skip_cpu``), against a plain product of the same shape on that device."""
     import torch
 
     found = []
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = ["cuda"] if torch.cuda.is_available() else []
+    if not (skip_cpu and devices):
+        devices.insert(0, "cpu")
     for device in devices:
         # warm up (the first call imports and configures torch's deterministic mode)
         one_pass_search_torch(target, QT, KT, grid[:1], EPS_R, EPS_Z, SEARCH["block"],
@@ -155,8 +162,12 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="*", default=None,
                     help="repeat the numpy kernel at these BLAS thread counts (fresh processes)")
     ap.add_argument("--big", action="store_true", help="also time one n = 16384, k = 1 trial")
-    ap.add_argument("--skip-cpu", action="store_true",
-                    help="leave out the numpy kernel and the end-to-end comparison")
+    cpu = ap.add_mutually_exclusive_group()
+    cpu.add_argument("--skip-cpu", action="store_true",
+                     help="leave out the numpy kernel, the end-to-end comparison and, where there "
+                          "is a GPU, the torch search on the CPU")
+    cpu.add_argument("--numpy-only", action="store_true",
+                     help="the numpy kernel alone (no torch, no end-to-end comparison)")
     ap.add_argument("--json", type=Path, default=None, help="write the kernel measurements here")
     args = ap.parse_args()
     if args.threads:
@@ -165,7 +176,8 @@ def main() -> None:
                                                        "MKL_NUM_THREADS")}}
             print(f"--- {t} BLAS thread(s) ---", flush=True)
             subprocess.run([sys.executable, __file__, "--n", str(args.n), "--k", str(args.k)]
-                           + (["--skip-cpu"] if args.skip_cpu else []), env=env, check=True)
+                           + (["--skip-cpu"] if args.skip_cpu else [])
+                           + (["--numpy-only"] if args.numpy_only else []), env=env, check=True)
         return
     n, k = args.n, args.k
     d_jl = jl_dimension(n, k, R, EPS_R, EPS_Z, DELTA)
@@ -177,10 +189,10 @@ def main() -> None:
                   SEARCH["resolution"], SEARCH["min_step"])
     QT, KT = coupled_factors(target, logit_values(target, EPS_R, EPS_Z),
                              np.random.default_rng(rng.integers(2**63)), int(grid[-1]))
-    found = kernel(target, QT, KT, grid, args.skip_cpu)
+    found = kernel(target, QT, KT, grid, args.skip_cpu, args.numpy_only)
     if args.json:
         args.json.write_text(json.dumps(found, indent=1) + "\n")
-    if not args.skip_cpu:
+    if not (args.skip_cpu or args.numpy_only):
         end_to_end(target, rng, d_jl)
     if args.big:
         table, t_big = timed(sweep_table, n=16384, k=1, first=0, trials=1, seed=0,

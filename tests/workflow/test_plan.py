@@ -167,7 +167,8 @@ def test_device_auto_places_each_search_job_by_its_cost_and_splits_long_points()
 
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     """benchmarks/device_check.sh --dry: both halves' plumbing at toy sizes on the CPU (the GPU
-    tests collected, not run); every figure written, no rates table (the figures mean nothing)."""
+    tests collected, not run); every figure written and summarised, no rates table (the figures
+    mean nothing), no more files than a device machine sends back (8)."""
     env = {**os.environ, "PYTHON": sys.executable, "OUT": str(tmp_path)}
     proc = subprocess.run(["bash", str(ROOT / "benchmarks/device_check.sh"), "all", "--dry"],
                           env=env, capture_output=True, text=True, cwd=ROOT)
@@ -175,6 +176,7 @@ def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     for name in ("machine.txt", "gpu_unit_tests.log", "search.json", "training.json"):
         assert (tmp_path / name).is_file(), name
     assert not (tmp_path / "device_rates.csv").exists()
+    assert len(list(tmp_path.iterdir())) <= 7 and proc.stdout.count("summary:") == 2
     assert "gpu_job_start_s" in proc.stdout and "encoder_layer_step_s" in proc.stdout
     bad = subprocess.run(["bash", str(ROOT / "benchmarks/device_check.sh"), "tpu"], env=env,
                          capture_output=True, text=True, cwd=ROOT)
