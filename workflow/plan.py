@@ -223,10 +223,19 @@ def describe(jobs: list[PlannedJob], cap_hours: float,
     return "\n".join(lines), over
 
 
+#: The stages that evaluate constructions (every stage but the trained models), planned together.
+CONSTRUCTIONS = tuple(s for s in STAGES if s != "trained_models")
+
+
 def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
-    """The wall time of the run on this machine, on one GPU node and under SLURM."""
+    """The wall time of the run on this machine, on one GPU node (also the construction stages
+    together and the trained models alone) and under SLURM."""
     here = schedule(jobs, cores, 0, on_node=False)
     node_run = schedule(jobs, node["cores"], 1, on_node=True)
+    parts = {name: schedule([j for j in jobs if j.stage in stages], node["cores"], 1,
+                            on_node=True).seconds
+             for name, stages in (("constructions", CONSTRUCTIONS),
+                                  ("trained models", ("trained_models",)))}
     slurm = schedule(jobs, None, len(jobs), on_node=True)
     on_gpu = [j for j in jobs if j.gpu]
     gpu_note = (f"{len(on_gpu)} jobs on the GPU, {_hours(sum(j.gpu_s for j in on_gpu))} of it"
@@ -235,7 +244,9 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
         f"wall time on this machine ({cores} cores, no GPU: every job on a core): "
         f"{_hours(here.seconds)}",
         f"one GPU node ({node['cores']} cores + 1 {gpu}; CPU jobs in parallel on the cores, GPU "
-        f"jobs one at a time): {_hours(node_run.seconds)} ({gpu_note})",
+        f"jobs one at a time): {_hours(node_run.seconds)} ({gpu_note}); the "
+        f"{len(CONSTRUCTIONS)} construction stages together "
+        f"{_hours(parts['constructions'])}, the trained models {_hours(parts['trained models'])}",
         f"SLURM critical path (a node for every job; the longest chain of jobs): "
         f"{_hours(slurm.seconds)}: " + " -> ".join(_job(j, True) for j in slurm.chain
                                                    if j.seconds(True) >= 60 or j is slurm.chain[-1]),

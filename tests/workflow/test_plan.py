@@ -7,12 +7,22 @@ import csv
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import device_rates
 import pytest
 import yaml
-from plan import PlannedJob, agreement, busy_seconds, describe, dry_run, parse_dry_run, schedule
+from plan import (
+    PlannedJob,
+    agreement,
+    busy_seconds,
+    describe,
+    dry_run,
+    parse_dry_run,
+    schedule,
+    wall_times,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,6 +94,18 @@ def test_the_wall_time_replays_the_graph_on_cores_and_one_gpu():
     assert slurm.seconds == 11 and [j.rule for j in slurm.chain] == ["a", "c", "d"]
     # a job asking for more threads than there are cores still runs, on all of them
     assert schedule([job("t", 5, threads=8)], cores=2, gpus=0, on_node=False).seconds == 5
+
+
+def test_the_node_plan_gives_the_constructions_together_and_the_trained_models_apart():
+    """Two construction stages' jobs share the node (GPU jobs one at a time); the trained models
+    are planned apart from them."""
+    made = [replace(job("s", 100, gpu=True, gpu_s=30), stage="sparse_approximation"),
+            replace(job("h", 40), stage="hardmax_vs_softmax"),
+            replace(job("s2", 100, gpu=True, gpu_s=20), stage="sparse_approximation"),
+            replace(job("t", 100, gpu=True, gpu_s=40), stage="trained_models")]
+    text = wall_times(made, cores=2, node={"cores": 16}, gpu="a GPU")
+    assert "one GPU node (16 cores + 1 a GPU" in text and "3 jobs on the GPU, 2 min of it" in text
+    assert "construction stages together 50 s, the trained models 40 s" in text
 
 
 def test_rates_are_the_latest_of_each_quantity_and_a_missing_one_is_named(tmp_path):
