@@ -3,9 +3,9 @@
 The archive ``dist/expressivity-<commit>.tar.gz`` holds ``figures/``, every CSV under ``results/``
 (benchmark records excluded), ``results/claims.csv``, ``results/report.html`` and ``MANIFEST.json``:
 the sha256 and size of every file, the config the run used, the name and version of every package
-installed in the environment that built it, the sha256 of ``requirements.lock`` and the packages
-whose installed version differs from it, the git commit (and whether the tree had uncommitted
-changes) and the claims summary.
+installed in the environment that built it, the sha256 of ``requirements.lock`` and of
+``requirements-torch.lock`` (torch's CPU build) and the packages whose installed version differs
+from them, the git commit (and whether the tree had uncommitted changes) and the claims summary.
 The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
 ``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs but the
 records of measured times) that differ between two runs, each given as an archive or as a checkout
@@ -88,9 +88,9 @@ def _satisfies(installed: str | None, locked: str) -> bool:
     return installed == locked or ("+" not in locked and installed.split("+", 1)[0] == locked)
 
 
-def lock_record(root: Path, installed: dict[str, str]) -> dict:
+def lock_record(root: Path, installed: dict[str, str], name: str = "requirements.lock") -> dict:
     """The lock file's sha256, and every locked package whose installed version differs from it."""
-    lock = root / "requirements.lock"
+    lock = root / name
     if not lock.is_file():
         return {"file": lock.name, "sha256": None, "differs": {}}
     differs = {name: {"locked": version, "installed": installed.get(name, "not installed")}
@@ -111,6 +111,7 @@ def manifest(root: Path, files: list[Path], config: Path) -> dict:
         "python": sys.version.split()[0],
         "packages": packages,
         "lock": lock_record(root, packages),
+        "torch_lock": lock_record(root, packages, "requirements-torch.lock"),
         "claims": {"total": len(statuses), "passed": statuses.count("pass")},
         "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
                   for f in files},

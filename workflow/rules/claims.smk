@@ -77,3 +77,64 @@ rule plan_vs_measured:
         config=os.path.relpath(workflow.configfiles[-1]),
     script:
         "../scripts/run/plan_vs_measured.py"
+
+
+# ---- the run's last line ---------------------------------------------------------------------
+
+#: The run's summary line and what it covers, written by ``onsuccess`` (``make`` prints it last).
+RUN_SUMMARY = "results/run/summary.json"
+
+
+def judged_stages(dag):
+    """The stages whose claims table this run built or found up to date: those with a claims job
+    in the run's DAG (Snakemake keeps an up-to-date job in it, marked as not needing to run).
+    """
+    outputs = {str(f) for job in dag.jobs for f in job.output}
+    return [s for s in STAGES if f"results/claims/{s}.csv" in outputs]
+
+
+def run_summary(stages):
+    """The run's last line, from the claims tables of ``stages`` (never from a results/claims.csv
+    this run did not rebuild); after a partial run it names the stages it covers."""
+    if not stages:
+        return (
+            "No claims judged: this run's targets include no stage's claims table "
+            "(`make` or `make ARGS=<stage>` judge them)."
+        )
+    import pandas as pd
+    from expressivity.claims import summary_line
+    from expressivity.io import read_table
+
+    line = summary_line(
+        pd.concat([read_table(f"results/claims/{s}.csv") for s in stages])
+    )
+    if len(stages) < len(STAGES):
+        named = ", ".join(stages)
+        line += (
+            f" (stage{'s' if len(stages) > 1 else ''} {named} only: "
+            f"{len(stages)} of {len(STAGES)} stages)"
+        )
+    return line
+
+
+def write_run_summary(dag):
+    """Print the run's summary line and record it, with the stages and config files it covers."""
+    import hashlib
+    import json
+    from datetime import datetime, timezone
+
+    stages = judged_stages(dag)
+    line = run_summary(stages)
+    record = {
+        "summary": line,
+        "stages": stages,
+        "configfiles": [os.path.relpath(f) for f in workflow.configfiles],
+        "config_sha256": [
+            hashlib.sha256(Path(f).read_bytes()).hexdigest()
+            for f in workflow.configfiles
+        ],
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    Path(RUN_SUMMARY).parent.mkdir(parents=True, exist_ok=True)
+    Path(RUN_SUMMARY).write_text(json.dumps(record, indent=1) + "\n")
+    print(line)
