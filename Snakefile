@@ -37,7 +37,7 @@ for _rule in workflow.rules:
 workflow.localrules(*[rule.name for rule in workflow.rules if not rule.benchmark])
 
 
-report: front_page("workflow/report/workflow.rst")
+report: front_page(PROJECT / "workflow/report/workflow.rst")
 
 
 rule all:

@@ -1,19 +1,28 @@
 """One figure style for the whole project: colour-blind-safe palette, labelled axes, PNG + PDF.
 
 Figures are written deterministically: no timestamps in the PDF metadata, fixed DPI, so the same
-tables give the same files.
+tables give the same files. The PNG records the figure's titles (text chunk ``Title``), so a test
+can read what a figure claims.
+
+A title says what is plotted. Where it states a result (a rate, a verdict), the words come from
+the claim's own measurement: ``verdict_lines`` of the stage's claims table, never from a number
+the plot script computed on its own.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
+import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from expressivity.claims import OP_SYMBOLS  # noqa: E402
 
 #: Okabe & Ito (2008) colour-blind-safe palette.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -45,12 +54,39 @@ def figure(nrows: int = 1, ncols: int = 1, **kwargs):
             plt.close(fig)
 
 
+def verdict(row) -> str:
+    """One claim (a row of a claims table) in words: ``"<name>: <metric> = <measured> <op>
+    <threshold>: <status>"``, the name without its stage."""
+    value = row["measured"]
+    measured = "–" if isinstance(value, float) and math.isnan(value) else f"{value:.3g}"
+    name = row["id"].split(".", 1)[-1]
+    return (f"{name}: {row['metric']} = {measured} {OP_SYMBOLS[row['op']]} "
+            f"{row['threshold']:g}: {row['status']}")
+
+
+def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = ()) -> list[str]:
+    """``verdict`` of every claim of ``claims`` (a stage's claims table, ``results/claims/
+    <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order; only those
+    called ``names`` (ids without the stage) when given."""
+    rows = claims[claims["figure"] == f"figures/{figure}.png"]
+    return [verdict(row) for _, row in rows.iterrows()
+            if not names or row["id"].split(".", 1)[-1] in names]
+
+
+def titles(fig) -> list[str]:
+    """The figure's title and every panel's title, as drawn."""
+    found = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    found += [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    return [text for text in found if text]
+
+
 def save(fig, png: str | os.PathLike, pdf: str | os.PathLike | None = None) -> None:
-    """Write ``fig`` as PNG (150 dpi) and, when ``pdf`` is given, as PDF without a creation date."""
+    """Write ``fig`` as PNG (150 dpi, its titles in the text chunk ``Title``) and, when ``pdf``
+    is given, as PDF without a creation date."""
     for path in (png, pdf):
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(png, metadata={"Software": None})
+    fig.savefig(png, metadata={"Software": None, "Title": "\n".join(titles(fig))})
     if pdf is not None:
         fig.savefig(pdf, metadata={"CreationDate": None, "Producer": None, "Creator": None})

@@ -58,7 +58,7 @@ rule plan_vs_measured:
     input:
         "results/claims.csv",
         script=script_deps("run", "plan_vs_measured"),
-        plan=lib_deps("workflow/plan.py"),
+        plan=lib_deps(project_path("workflow/plan.py")),
     output:
         table="results/run/plan_vs_measured.csv",
         png=report(
@@ -74,7 +74,7 @@ rule plan_vs_measured:
     resources:
         runtime=CHEAP_RUNTIME,
     params:
-        config=os.path.relpath(workflow.configfiles[-1]),
+        config=os.path.relpath(workflow.configfiles[-1]) if workflow.configfiles else "",
     script:
         "../scripts/run/plan_vs_measured.py"
 

@@ -8,24 +8,36 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
-# The library, also where Snakemake runs without the project installed (e.g. --sdm conda): job
-# scripts inherit this process's sys.path.
-sys.path.insert(0, str(Path(workflow.basedir) / "lib"))
+#: The project's folder (this file's grandparent), also when the workflow is used as a Snakemake
+#: module from another folder: library, scripts and schemas are found from here, never from the
+#: working directory.
+PROJECT = Path(str(workflow.current_basedir)).resolve().parents[1]
+
+
+def project_path(path):
+    """``path`` (relative to the project) as rules name it: relative to the working directory,
+    so ``lib/...`` where the project is the working directory and the same on every clone."""
+    return os.path.normpath(os.path.relpath(PROJECT / path))
+
+
+sys.path.insert(0, str(PROJECT / "workflow"))
+# The library, also where Snakemake runs without the project installed (a module, --sdm conda):
+# job scripts inherit this process's sys.path.
+sys.path.insert(0, str(PROJECT / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
 
-LIB = Path("lib/expressivity")
+LIB = Path(project_path("lib/expressivity"))
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
 ENV = "../../environment.yml"
 
 try:
     _checked = check_config(
         config,
-        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        PROJECT / "workflow/schemas/config.schema.yaml",
         workflow.configfiles,
     )
 except ConfigError as err:
@@ -83,7 +95,7 @@ def caption(stage, name, kind):
         else f"report/{stage}/tables/{name}.rst"
     )
     return (
-        f"../{path}" if (Path(workflow.basedir) / "workflow" / path).is_file() else None
+        f"../{path}" if (PROJECT / "workflow" / path).is_file() else None
     )
 
 
@@ -95,20 +107,24 @@ def table_output(stage, name):
 
 
 def front_page(template):
-    """The report's front page: ``template`` with the run's claims summary and config file(s)
-    filled in (written under .snakemake/, where Snakemake keeps its own state)."""
-    from expressivity.claims import summary_line
+    """The report's front page: ``template`` with the run's claims summary, its claims table and
+    config file(s) filled in (written under .snakemake/, where Snakemake keeps its own state)."""
+    from expressivity.claims import KINDS, summary_line
     from expressivity.io import TableError, read_table
+    from report_page import front_page_text
 
     try:
-        summary = summary_line(read_table("results/claims.csv")) + "."
+        table = read_table("results/claims.csv")
+        summary = summary_line(table) + "."
     except TableError:
-        summary = "No claims table yet (results/claims.csv is built by a full run)."
+        table, summary = None, "No claims table yet (results/claims.csv is built by a full run)."
     files = ", ".join(f"``{os.path.relpath(f)}``" for f in workflow.configfiles)
-    text = Path(template).read_text().replace("{{ summary }}", summary)
+    text = front_page_text(
+        Path(template).read_text(), summary, table, KINDS, f"Run with {files}"
+    )
     page = Path(".snakemake/report/workflow.rst")
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(text.replace("{{ configfiles }}", f"Run with {files}"))
+    page.write_text(text)
     return str(page.resolve())
 
 
@@ -159,7 +175,7 @@ def script_deps(folder, step):
     The script is an input so that its checksum, not its modification time, decides whether an
     edit reruns the job (the default profile drops Snakemake's mtime-based ``code`` trigger, which
     would rerun everything after a fresh ``git clone``)."""
-    return lib_deps(f"workflow/scripts/{folder}/{step}.py")
+    return lib_deps(project_path(f"workflow/scripts/{folder}/{step}.py"))
 
 
 def script_path(folder, step):
@@ -228,10 +244,11 @@ def gathered(parts):
 COMPUTED = None
 
 
-def plot(*tables, **params):
+def plot(*tables, verdict=False, **params):
     """A figure drawn by ``workflow/scripts/<stage>/plot_<figure>.py`` from the stage's ``tables``
-    (inputs named after them) with figure-only ``params``."""
-    return {"tables": list(tables), "params": params}
+    (inputs named after them) with figure-only ``params``; with ``verdict``, also from the stage's
+    claims table (input ``claims``), whose verdicts on this figure its title states."""
+    return {"tables": list(tables), "params": params, "verdict": verdict}
 
 
 #: {stage: {table name: COMPUTED or gathered(parts)}}, filled by workflow/rules/<stage>.smk.

@@ -54,6 +54,8 @@ COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
     "==": operator.eq,
 }
+#: How each comparison reads in a figure or a report.
+OP_SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">", "==": "="}
 
 
 @dataclass(frozen=True)

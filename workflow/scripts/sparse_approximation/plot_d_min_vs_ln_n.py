@@ -85,7 +85,7 @@ with figure(2, len(ks), figsize=(4.2 * len(ks), 7.0), squeeze=False) as (fig, ax
         bottom.set_xlabel("ln n")
         bottom.set_ylabel("d_min / d_pred (Gaussian maximum)")
         bottom.legend(fontsize=6, loc="lower right")
-    fig.suptitle(f"Fitted on the lower half of n, a + b ln n predicts the upper half with RMS "
-                 f"error up to {100 * worst['log']:.0f}%; c n^p up to {100 * worst['power']:.0f}%,"
-                 f" c (ln n)^q up to {100 * worst['log_power']:.0f}%", fontsize=9)
+    fig.suptitle(f"d_min against ln n; models fitted on the lower half of n, RMS error on the upper "
+                 f"half up to {100 * worst['log']:.0f}% (a + b ln n), {100 * worst['power']:.0f}% "
+                 f"(c n^p), {100 * worst['log_power']:.0f}% (c (ln n)^q)", fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -2,7 +2,7 @@
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.plotting import MARKERS, PALETTE, figure, save, verdict_lines
 
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_regression)
@@ -19,6 +19,9 @@ with figure(figsize=(7.2, 4.0)) as (fig, ax):
     ax.set_yscale("log")
     ax.set_xlabel("training samples N")
     ax.set_ylabel("test MSE − σ² (excess risk)")
-    ax.set_title("No approximation/sample trade-off when L ≥ degree")
+    verdicts = verdict_lines(read_table(snakemake.input.claims),
+                             "universal_approximation/polynomial_regression")
+    ax.set_title("\n".join(["Fixed attention blocks: excess risk of polynomial regression", *verdicts]),
+                 fontsize=8)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -1,0 +1,108 @@
+"""The HTML report's front page: the run's summary and its claims table, first on the screen.
+
+Snakemake renders the front page from reStructuredText (``report:`` in the Snakefile) into a narrow
+column beside the rule graph. ``front_page_text`` fills the template ``workflow/report/workflow.rst``
+with the summary line and a raw-HTML table of every claim (kind, status, measured value against
+the threshold, statement, a link to the figure), failures and claims not evaluated marked and
+listed first within their kind; a style block widens the column and puts the rule graph below.
+``claims_table`` renders any set of claims, so sections (one per paper, say) are one call each.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable
+
+import pandas as pd
+
+from expressivity.claims import OP_SYMBOLS
+
+#: The statuses in the order a reader needs them: what failed first.
+STATUS_ORDER = ("fail", "not evaluated", "pass")
+
+#: Widen Snakemake's front-page column (``prose max-w-lg``) for the table, put the rule graph below
+#: it, and start at the top (the page is taller than the screen). Class names are Snakemake 9's.
+STYLE = """<style>
+.prose:has(.claims-page) { max-width: none; }
+div.flex:has(> div > .prose .claims-page) { flex-direction: column; }
+div.h-screen:has(.claims-page) { align-items: flex-start; justify-content: flex-start; }
+.claims-page table.claims { border-collapse: collapse; width: 100%; font-size: 0.8rem; margin: 0; }
+.claims-page table.claims th, .claims-page table.claims td {
+  border-bottom: 1px solid #ddd; padding: 0.25rem 0.4rem; vertical-align: top; text-align: left; }
+.claims-page table.claims th { background: #f3f3f3; }
+.claims-page td.status { font-weight: bold; white-space: nowrap; }
+.claims-page tr.fail td.status { color: #fff; background: #D55E00; }
+.claims-page tr.not-evaluated td.status { color: #000; background: #F0E442; }
+.claims-page tr.pass td.status { color: #009E73; }
+.claims-page .small { color: #555; font-size: 0.72rem; }
+.claims-page code { font-size: 0.72rem; }
+</style>"""
+
+
+def _measured(row) -> str:
+    value = row["measured"]
+    shown = "–" if isinstance(value, float) and math.isnan(value) else f"{value:.4g}"
+    return f"{shown} {OP_SYMBOLS[row['op']]} {row['threshold']:g}"
+
+
+def _figure_link(path: str) -> str:
+    """A link that shows the figure inside the report (Snakemake's ``app``), or, where that fails,
+    opens the file beside the report (``results/report.html`` -> ``../figures/...``)."""
+    name = path.rsplit("/", 1)[-1].removesuffix(".png")
+    target = html.escape(path, quote=True)
+    show = ("app.setView({navbarMode: 'resultinfo', resultPath: this.dataset.figure, content: 'img', "
+            "contentPath: results[this.dataset.figure].data_uri}); return false")
+    return f'<a href="../{target}" data-figure="{target}" onclick="{show}">{html.escape(name)}</a>'
+
+
+def ordered(table: pd.DataFrame, kinds: Iterable[str]) -> pd.DataFrame:
+    """Claims by kind (in ``kinds`` order), then status (``STATUS_ORDER``), then registry order."""
+    kinds = list(kinds)
+    key = pd.DataFrame({
+        "kind": table["kind"].map(lambda k: kinds.index(k) if k in kinds else len(kinds)),
+        "status": table["status"].map(lambda s: STATUS_ORDER.index(s) if s in STATUS_ORDER else 0),
+        "row": range(len(table)),
+    }, index=table.index)
+    return table.loc[key.sort_values(["kind", "status", "row"]).index]
+
+
+def claims_table(table: pd.DataFrame, kinds: Iterable[str]) -> str:
+    """One HTML table of the claims in ``table`` (rows of ``results/claims.csv``)."""
+    head = ("<tr><th>status</th><th>kind</th><th>claim</th><th>measured vs threshold</th>"
+            "<th>statement</th><th>figure</th></tr>")
+    rows = []
+    for _, row in ordered(table, kinds).iterrows():
+        esc = {k: html.escape(str(row[k])) for k in ("id", "kind", "status", "paper", "where",
+                                                     "statement", "metric", "threshold_basis")}
+        note = row.get("note")
+        note = f'<br><span class="small">{html.escape(note)}</span>' if isinstance(note, str) and note else ""
+        rows.append(
+            f'<tr class="{row["status"].replace(" ", "-")}" data-claim="{esc["id"]}">'
+            f'<td class="status">{esc["status"]}</td><td>{esc["kind"]}</td>'
+            f'<td><code>{esc["id"]}</code><br><span class="small">{esc["paper"]}, {esc["where"]}</span></td>'
+            f'<td>{html.escape(_measured(row))}<br><span class="small">{esc["metric"]} '
+            f'(threshold: {esc["threshold_basis"]})</span>{note}</td>'
+            f'<td>{esc["statement"]}</td><td>{_figure_link(str(row["figure"]))}</td></tr>')
+    return f'<table class="claims">\n{head}\n' + "\n".join(rows) + "\n</table>"
+
+
+def claims_section(title: str, table: pd.DataFrame, kinds: Iterable[str]) -> str:
+    """A heading and the claims table of one section."""
+    return f"<h3>{html.escape(title)}</h3>\n{claims_table(table, kinds)}"
+
+
+def front_page_text(template: str, summary: str, table: pd.DataFrame | None, kinds: Iterable[str],
+                    configfiles: str) -> str:
+    """``template`` (reStructuredText) with ``{{ summary }}``, ``{{ claims_table }}`` and
+    ``{{ configfiles }}`` filled in; no table when the run has no claims table yet."""
+    if table is None:
+        block = ""
+    else:
+        sections = claims_section(f"All {len(table)} claims of this run", table, kinds)
+        body = f'{STYLE}\n<div class="claims-page">\n{sections}\n</div>'
+        # raw HTML in reStructuredText, kept from Snakemake's Jinja pass over the page
+        block = ".. raw:: html\n\n" + "\n".join(
+            f"   {line}" for line in ["{% raw %}", *body.splitlines(), "{% endraw %}"])
+    return (template.replace("{{ summary }}", summary).replace("{{ claims_table }}", block)
+            .replace("{{ configfiles }}", configfiles))
