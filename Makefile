@@ -16,7 +16,7 @@ TORCH_LOCK ?= requirements-torch.lock
 TORCH_STAMP := $(VENV)/.torch
 RUN_SUMMARY := results/run/summary.json
 
-.PHONY: all reproduce report plan test test-cluster artifacts bench lint readme clean lock config-docs
+.PHONY: all reproduce report plan test test-cluster artifacts bench bench-clone record lint readme clean lock config-docs
 all: reproduce
 
 # The virtual environment, from a CPython 3.11: requirements.lock is resolved for it (its wheels
@@ -103,9 +103,20 @@ artifacts: $(STAMP)
 	$(BIN)/python workflow/bundle.py build --config $(CONFIG)
 
 # Wall time and peak memory per stage of a clean run, and a no-op rerun, in a temporary copy:
-# results/benchmarks.csv and figures/benchmarks/workflow.png.
+# results/benchmarks.csv and figures/benchmarks/workflow.png; with the default config, also the
+# record the README quotes (benchmarks/records.csv; `make readme` then updates the README).
 bench: $(STAMP)
 	$(BIN)/python benchmarks/workflow.py --config $(CONFIG) --csv results/benchmarks.csv --figure figures/benchmarks/workflow.png
+
+# A user's first hour, timed in a fresh clone of HEAD: make (venv and workflow), a no-op make and
+# make test, and the default run's stages and summary line, into benchmarks/records.csv.
+bench-clone: $(STAMP)
+	$(BIN)/python benchmarks/fresh_clone.py $(ARGS)
+
+# After a full default `make` here: its summary line and each stage's compute time, recorded.
+record: $(STAMP)
+	$(BIN)/python benchmarks/records.py record-run
+	$(BIN)/python benchmarks/records.py readme --write
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -117,9 +128,11 @@ lint: $(STAMP)
 config-docs: $(STAMP)
 	$(BIN)/python workflow/config_docs.py --write
 
-# Regenerate the README's table of claims from the registry.
+# Regenerate the README's table of claims from the registry and its measured numbers from the
+# record (benchmarks/records.csv).
 readme: $(STAMP)
 	$(BIN)/python tests/readme_claims.py --write
+	$(BIN)/python benchmarks/records.py readme --write
 
 clean:
 	rm -rf results logs .snakemake dist figures/*/

@@ -3,7 +3,8 @@
 Runs the workflow in a temporary copy of the project: each stage from clean (its aggregate rule),
 then the rest (the claims table), then the whole workflow again, which must run nothing. Peak
 memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Writes a CSV and a
-figure and prints the table. Reported, never asserted: the numbers depend on the machine.
+figure and prints the table; with the default config and every stage, also the record the README
+quotes (``benchmarks/records.csv``). Reported, never asserted: the numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import records  # noqa: E402  (benchmarks/, beside this file)
+
 from expressivity.claims import STAGES  # noqa: E402
 from expressivity.io import write_table  # noqa: E402
 from expressivity.plotting import figure, save  # noqa: E402
@@ -65,6 +68,13 @@ def main() -> None:
     print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     if args.csv:
         write_table(table, args.csv)
+    if args.config == records.DEFAULT_CONFIG and not args.stages:
+        measured = {f"bench.{row.step}.wall_s": (round(row.wall_s, 1), "s")
+                    for row in table.itertuples() if row.step in STAGES}
+        measured |= {"bench.claims_s": (round(rows[-2]["wall_s"], 1), "s"),
+                     "bench.noop_s": (round(rows[-1]["wall_s"], 1), "s"),
+                     "bench.peak_mb": (round(float(table["peak_rss_mb"].max()), 0), "MB")}
+        records.update(measured, f"make bench (--cores {args.cores})")
     if args.figure:
         with figure(1, 2, figsize=(10, 4)) as (fig, (left, right)):
             left.barh(table["step"], table["wall_s"])

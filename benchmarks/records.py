@@ -1,0 +1,184 @@
+"""The committed record of the times and counts the README quotes: ``benchmarks/records.csv``.
+
+One row per measured quantity: ``key, value, unit, measured`` (the date), ``machine``, ``source``
+(the command that measured it). Writers, each replacing the rows of the keys it measures:
+
+- ``make bench`` (``benchmarks/workflow.py``): each stage's wall time from clean, peak memory;
+- ``make record`` (``record-run``): after a full default ``make`` in the checkout, the run's
+  summary line and each stage's compute time and largest job, from the run's own records
+  (``results/run/summary.json``, ``results/benchmarks/``);
+- ``make bench-clone`` (``benchmarks/fresh_clone.py``): a fresh clone's ``make`` (virtual
+  environment and workflow apart), a ``make`` with nothing to do, and ``make test``, plus what
+  ``record-run`` records, from that clone.
+
+README.md never types these numbers: each sits between ``<!-- record:KEY -->`` and
+``<!-- /record -->`` (the per-stage table between ``<!-- record-table:stages -->`` and
+``<!-- /record-table -->``), filled from the record by ``readme --write`` (``make readme``); a
+test fails when the README and the record disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import sys
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = ROOT / "benchmarks" / "records.csv"
+README = ROOT / "README.md"
+COLUMNS = ["key", "value", "unit", "measured", "machine", "source"]
+DEFAULT_CONFIG = "config/config.yaml"
+
+MARK = re.compile(r"<!-- record:([\w.]+)(?:@(measured|machine|source))? -->(.*?)<!-- /record -->", re.S)
+TABLE = re.compile(r"(<!-- record-table:(\w+) -->\n)(.*?)(<!-- /record-table -->)", re.S)
+
+
+def machine() -> str:
+    """The CPU model and the number of CPUs this process may use."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {len(os.sched_getaffinity(0))} CPUs"
+
+
+def read(path: Path = RECORDS) -> pd.DataFrame:
+    """The record, values as text (a value is a number or a line of text)."""
+    if not path.is_file():
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def update(rows: dict[str, tuple[object, str]], source: str, path: Path = RECORDS,
+           when: str | None = None, where: str | None = None) -> pd.DataFrame:
+    """Replace (or add) the rows of ``rows`` ({key: (value, unit)}), measured by ``source`` today
+    on this machine (or ``when``, ``where``); the other rows stay. Written sorted by key,
+    atomically."""
+    old = read(path)
+    when, where = when or date.today().isoformat(), where or machine()
+    new = pd.DataFrame([{"key": k, "value": str(v), "unit": unit, "measured": when, "machine": where,
+                         "source": source} for k, (v, unit) in rows.items()], columns=COLUMNS)
+    table = pd.concat([old[~old["key"].isin(rows)], new]).sort_values("key", kind="stable")
+    tmp = path.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, lineterminator="\n")
+    tmp.replace(path)
+    return table
+
+
+def shown(value: str, unit: str) -> str:
+    """A recorded value as the README prints it: seconds as ``8 min 51 s`` (or ``2.8 s``),
+    counts with thousands separators, megabytes rounded, text as it is."""
+    if unit == "s":
+        seconds = float(value)
+        if seconds < 60:
+            return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest} s"
+    if unit == "count":
+        return f"{int(float(value)):,}"
+    if unit == "MB":
+        return f"{float(value):,.0f} MB"
+    return value
+
+
+def stage_table(records: pd.DataFrame, stages: list[str]) -> str:
+    """The README's table of each stage's compute time in the default run."""
+    value = dict(zip(records["key"], zip(records["value"], records["unit"], strict=True), strict=True))
+    lines = ["| stage | wall time of its compute jobs (summed) | largest job |", "|---|---|---|"]
+    for stage in stages:
+        total, largest = value[f"run.{stage}.compute_s"], value[f"run.{stage}.largest_job_s"]
+        lines.append(f"| `{stage}` | {shown(*total)} | {shown(*largest)} "
+                     f"({value[f'run.{stage}.largest_job'][0]}) |")
+    return "\n".join(lines) + "\n"
+
+
+def filled(text: str, records: pd.DataFrame, stages: list[str]) -> str:
+    """``text`` with every record marker filled from ``records``: ``<!-- record:KEY -->`` the
+    value, ``<!-- record:KEY@measured -->`` (or ``@machine``, ``@source``) that column; a key the
+    record lacks is an error naming it."""
+    rows = records.set_index("key")
+    missing = sorted({m[1] for m in MARK.finditer(text)} - set(rows.index))
+    if missing:
+        raise KeyError(f"README.md quotes {', '.join(missing)}, not in {RECORDS.name}")
+
+    def fill(m: re.Match) -> str:
+        row = rows.loc[m[1]]
+        value = row[m[2]] if m[2] else shown(row["value"], row["unit"])
+        return f"<!-- record:{m[1]}{'@' + m[2] if m[2] else ''} -->{value}<!-- /record -->"
+
+    text = MARK.sub(fill, text)
+    return TABLE.sub(lambda m: m[1] + stage_table(records, stages) + m[4], text)
+
+
+def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
+    """What a finished full run of the default config in ``root`` measured: its summary line,
+    and each stage's summed compute time and largest job (from Snakemake's benchmark records).
+    Refused (``ValueError``) for a partial run, another config, or a config edited since."""
+    summary_path = root / "results/run/summary.json"
+    if not summary_path.is_file():
+        raise ValueError(f"{summary_path} is missing: run `make` (the default config) first")
+    summary = json.loads(summary_path.read_text())
+    config = root / DEFAULT_CONFIG
+    if summary["configfiles"] != [DEFAULT_CONFIG] or summary["stages"] != stages:
+        raise ValueError(f"the last run used {summary['configfiles']} on stages {summary['stages']}: "
+                         f"the record holds a full run of {DEFAULT_CONFIG} only")
+    if summary["config_sha256"] != [hashlib.sha256(config.read_bytes()).hexdigest()]:
+        raise ValueError(f"{DEFAULT_CONFIG} changed since the last run: run `make` again")
+    rows: dict[str, tuple[object, str]] = {"run.summary": (summary["summary"], "text")}
+    for stage in stages:
+        times = {p.stem: float(pd.read_csv(p, sep="\t")["s"].iloc[0])
+                 for p in sorted((root / "results/benchmarks" / stage).glob("*.tsv"))}
+        if not times:
+            raise ValueError(f"no benchmark record of stage {stage} under results/benchmarks")
+        largest = max(times, key=times.get)
+        rows[f"run.{stage}.compute_s"] = (round(sum(times.values()), 1), "s")
+        rows[f"run.{stage}.largest_job_s"] = (round(times[largest], 1), "s")
+        rows[f"run.{stage}.largest_job"] = (largest, "text")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT / "lib"))
+    from expressivity.claims import STAGES
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    readme = sub.add_parser("readme", help="check README.md against the record (exit 1 if stale)")
+    readme.add_argument("--write", action="store_true", help="rewrite README.md's quoted numbers")
+    run = sub.add_parser("record-run", help="record the last full default run of a checkout")
+    run.add_argument("--root", type=Path, default=ROOT)
+    args = parser.parse_args(argv)
+    if args.command == "record-run":
+        try:
+            rows = run_records(args.root, list(STAGES))
+        except ValueError as err:
+            print(f"record-run: {err}", file=sys.stderr)
+            return 1
+        update(rows, "make record")
+        print(f"recorded {len(rows)} values of the default run in {RECORDS.relative_to(ROOT)}")
+        return 0
+    text = README.read_text()
+    fresh = filled(text, read(), list(STAGES))
+    if args.write:
+        README.write_text(fresh)
+    elif fresh != text:
+        print(f"README.md's measured numbers differ from {RECORDS.relative_to(ROOT)}: run `make readme`",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
