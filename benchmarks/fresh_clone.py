@@ -61,7 +61,7 @@ def main() -> int:
         noop, _ = timed(["make"], clone)
         rows = {"clone.venv_s": (round(venv, 1), "s"), "clone.workflow_s": (round(workflow, 1), "s"),
                 "clone.make_s": (round(venv + workflow, 1), "s"), "clone.noop_s": (round(noop, 1), "s"),
-                **records.run_records(clone, list(STAGES))}
+                **records.run_records(clone, list(STAGES)), **records.install_records(clone)}
         if not args.no_test:
             seconds, output = timed(["make", "test"], clone)
             rows |= {"clone.test_s": (round(seconds, 1), "s"),

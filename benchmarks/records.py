@@ -9,7 +9,7 @@ One row per measured quantity: ``key, value, unit, measured`` (the date), ``mach
   (``results/run/summary.json``, ``results/benchmarks/``);
 - ``make bench-clone`` (``benchmarks/fresh_clone.py``): a fresh clone's ``make`` (virtual
   environment and workflow apart), a ``make`` with nothing to do, and ``make test``, plus what
-  ``record-run`` records, from that clone.
+  ``record-run`` and ``record-install`` (what the install fetched) record, from that clone.
 
 README.md never types these numbers: each sits between ``<!-- record:KEY -->`` and
 ``<!-- /record -->`` (the per-stage table between ``<!-- record-table:stages -->`` and
@@ -25,7 +25,9 @@ import json
 import os
 import platform
 import re
+import subprocess
 import sys
+import tempfile
 from datetime import date
 from pathlib import Path
 
@@ -149,6 +151,22 @@ def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
     return rows
 
 
+def install_records(root: Path) -> dict[str, tuple[object, str]]:
+    """What ``make``'s install of ``root`` fetched and left: the number of packages locked in
+    ``requirements.lock``, the size of the locked torch wheel (fetched by pip as ``make`` would,
+    into a temporary folder: pip's cache makes it quick after an install) and of ``.venv``."""
+    lock = (root / "requirements.lock").read_text()
+    packages = len(re.findall(r"^[A-Za-z0-9][A-Za-z0-9._-]*==", lock, re.M))
+    python = root / ".venv/bin/python"
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([str(python), "-m", "pip", "download", "--quiet", "--no-deps", "-d", folder,
+                        "-r", str(root / "requirements-torch.lock")], check=True, capture_output=True)
+        torch = sum(f.stat().st_size for f in Path(folder).iterdir())
+    venv = sum(f.lstat().st_size for f in (root / ".venv").rglob("*") if f.is_file() and not f.is_symlink())
+    return {"install.packages": (packages, "count"), "install.torch_mb": (round(torch / 1e6), "MB"),
+            "install.venv_mb": (round(venv / 1e6), "MB")}
+
+
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "lib"))
     from expressivity.claims import STAGES
@@ -159,7 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     readme.add_argument("--write", action="store_true", help="rewrite README.md's quoted numbers")
     run = sub.add_parser("record-run", help="record the last full default run of a checkout")
     run.add_argument("--root", type=Path, default=ROOT)
+    install = sub.add_parser("record-install", help="record what the install of a checkout fetched")
+    install.add_argument("--root", type=Path, default=ROOT)
     args = parser.parse_args(argv)
+    if args.command == "record-install":
+        rows = install_records(args.root)
+        update(rows, "benchmarks/records.py record-install")
+        print(f"recorded {len(rows)} values of the install in {RECORDS.relative_to(ROOT)}")
+        return 0
     if args.command == "record-run":
         try:
             rows = run_records(args.root, list(STAGES))
