@@ -14,7 +14,6 @@ STAMP := $(VENV)/.installed
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_LOCK ?= requirements-torch.lock
 TORCH_STAMP := $(VENV)/.torch
-RUN_SUMMARY := results/run/summary.json
 
 .PHONY: all reproduce report plan test test-cluster artifacts bench bench-clone record lint readme clean lock config-docs
 all: reproduce
@@ -66,14 +65,14 @@ lock: $(STAMP)
 # The HTML report follows a full run; after a partial run (ARGS given) build it with `make report`.
 # The config files are checked first (Snakemake's own message on a missing or malformed file names
 # neither file nor line): every problem, with key, file and line, before any job runs.
-# The last line printed is the run's claims summary (written by the Snakefile's onsuccess; none
-# after a dry run or a failed one).
+# The last line printed is this run's claims summary (workflow/last_line.py; none after a dry run,
+# a failed run or a partial run with nothing to do).
 reproduce: $(STAMP)
 	@$(BIN)/python workflow/config_schema.py $(CONFIG)
-	@rm -f $(RUN_SUMMARY)
+	@$(BIN)/python workflow/last_line.py before
 	@workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
 	@if [ -z "$(ARGS)" ]; then $(MAKE) --no-print-directory report; fi
-	@if [ -f $(RUN_SUMMARY) ]; then $(BIN)/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"])' $(RUN_SUMMARY); fi
+	@$(BIN)/python workflow/last_line.py after $(CONFIG) $(if $(ARGS),partial,full)
 
 # The report is rebuilt only when a figure or table is newer than it.
 report: $(STAMP)

@@ -3,8 +3,9 @@
 Snakemake renders the front page from reStructuredText (``report:`` in the Snakefile) into a narrow
 column beside the rule graph. ``front_page_text`` fills the template ``workflow/report/workflow.rst``
 with the summary line and a raw-HTML table of every claim (kind, status, measured value against
-the threshold, statement, a link to the figure), failures and claims not evaluated marked and
-listed first within their kind; a style block widens the column and puts the rule graph below.
+the threshold with the metric, the note as a tooltip, statement, a link to the figure), failures
+and claims not evaluated marked and listed first within their kind; a style block widens the column
+and puts the rule graph below.
 ``claims_table`` renders any set of claims, so sections (one per paper, say) are one call each.
 """
 
@@ -37,6 +38,7 @@ div.h-screen:has(.claims-page) { align-items: flex-start; justify-content: flex-
 .claims-page tr.pass td.status { color: #009E73; }
 .claims-page .small { color: #555; font-size: 0.72rem; }
 .claims-page code { font-size: 0.72rem; }
+.claims-page code::before, .claims-page code::after { content: none; }
 </style>"""
 
 
@@ -76,13 +78,13 @@ def claims_table(table: pd.DataFrame, kinds: Iterable[str]) -> str:
         esc = {k: html.escape(str(row[k])) for k in ("id", "kind", "status", "paper", "where",
                                                      "statement", "metric", "threshold_basis")}
         note = row.get("note")
-        note = f'<br><span class="small">{html.escape(note)}</span>' if isinstance(note, str) and note else ""
+        note = f' title="{html.escape(note, quote=True)}"' if isinstance(note, str) and note else ""
         rows.append(
             f'<tr class="{row["status"].replace(" ", "-")}" data-claim="{esc["id"]}">'
             f'<td class="status">{esc["status"]}</td><td>{esc["kind"]}</td>'
             f'<td><code>{esc["id"]}</code><br><span class="small">{esc["paper"]}, {esc["where"]}</span></td>'
-            f'<td>{html.escape(_measured(row))}<br><span class="small">{esc["metric"]} '
-            f'(threshold: {esc["threshold_basis"]})</span>{note}</td>'
+            f'<td{note}>{html.escape(_measured(row))}<br><span class="small">{esc["metric"]} '
+            f'(threshold: {esc["threshold_basis"]})</span></td>'
             f'<td>{esc["statement"]}</td><td>{_figure_link(str(row["figure"]))}</td></tr>')
     return f'<table class="claims">\n{head}\n' + "\n".join(rows) + "\n</table>"
 

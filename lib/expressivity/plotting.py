@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -64,12 +65,13 @@ def verdict(row) -> str:
             f"{row['threshold']:g}: {row['status']}")
 
 
-def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = ()) -> list[str]:
+def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = (),
+                  width: int = 110) -> list[str]:
     """``verdict`` of every claim of ``claims`` (a stage's claims table, ``results/claims/
-    <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order; only those
-    called ``names`` (ids without the stage) when given."""
+    <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order, each wrapped
+    to ``width`` characters; only those called ``names`` (ids without the stage) when given."""
     rows = claims[claims["figure"] == f"figures/{figure}.png"]
-    return [verdict(row) for _, row in rows.iterrows()
+    return ["\n".join(textwrap.wrap(verdict(row), width)) for _, row in rows.iterrows()
             if not names or row["id"].split(".", 1)[-1] in names]
 
 

@@ -128,6 +128,7 @@ def write_run_summary(dag):
     record = {
         "summary": line,
         "stages": stages,
+        "all_stages": len(stages) == len(STAGES),
         "configfiles": [os.path.relpath(f) for f in workflow.configfiles],
         "config_sha256": [
             hashlib.sha256(Path(f).read_bytes()).hexdigest()

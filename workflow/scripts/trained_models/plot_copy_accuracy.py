@@ -28,7 +28,9 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
     r = df.iloc[0]
     ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
     ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
-    ax.set_xticks(sorted(df["depth"].unique()))
+    depths = sorted(df["depth"].unique())
+    ax.set_xticks(depths)
+    ax.set_xlim(depths[0] - 0.5, depths[-1] + 0.5)
     ax.set_xlabel("encoder depth (attention layers)")
     ax.set_ylabel("held-out copy accuracy (per token)")
     ax.set_title(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "

@@ -25,7 +25,7 @@ with figure(figsize=(7.5, 4.2)) as (fig, ax):
     ax.set_yscale("log")
     ax.set_xlabel("sequence length n")
     ax.set_ylabel("connections per layer (max over the cycle)")
-    ax.set_title("\n".join(["Sparse patterns: connections per layer against n", *verdicts]),
-                 fontsize=8)
+    fig.suptitle("\n".join(["Sparse patterns: connections per layer against n", *verdicts]),
+                 fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -21,7 +21,7 @@ with figure(figsize=(7.2, 4.0)) as (fig, ax):
     ax.set_ylabel("test MSE − σ² (excess risk)")
     verdicts = verdict_lines(read_table(snakemake.input.claims),
                              "universal_approximation/polynomial_regression")
-    ax.set_title("\n".join(["Fixed attention blocks: excess risk of polynomial regression", *verdicts]),
-                 fontsize=8)
+    fig.suptitle("\n".join(["Fixed attention blocks: excess risk of polynomial regression", *verdicts]),
+                 fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)

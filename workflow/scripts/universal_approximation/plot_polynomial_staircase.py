@@ -37,7 +37,7 @@ with figure(figsize=(7.2, 4.0)) as (fig, ax):
                       ["0", *(f"$10^{{{np.log10(t):.0f}}}$" for t in ticks)])
     ax.set_xlabel(f"target degree (d = {', '.join(map(str, ds))} side by side)")
     ax.set_ylabel("max relative error")
-    ax.set_title("\n".join(["Fixed attention blocks: polynomial error against degree", *verdicts]),
-                 fontsize=8)
+    fig.suptitle("\n".join(["Fixed attention blocks: polynomial error against degree", *verdicts]),
+                 fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)
