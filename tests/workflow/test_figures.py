@@ -14,7 +14,7 @@ pytestmark = pytest.mark.workflow
 
 #: Words and notations that state a rate or a verdict.
 RESULT = re.compile(
-    r"O\(|\^|²|∝|\b(slopes?|rates?|like|pass(es|ed)?|fail(s|ed)?|holds?|blind|sees|finds?|exact(ly)?|"
+    r"O\(|∝|\b(slopes?|rates?|like|pass(es|ed)?|fail(s|ed)?|holds|blind|sees|finds?|exact(ly)?|"
     r"cannot|reach(es)?|beats?|tends?|grows?|falls?|pays|separated|suffices|trade-off|meets?|needs)\b",
     re.IGNORECASE)
 

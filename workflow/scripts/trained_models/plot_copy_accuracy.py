@@ -35,6 +35,6 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
     ax.set_ylabel("held-out copy accuracy (per token)")
     ax.set_title(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
                  f"{df['seed_index'].nunique()} seeds, at most {r['budget']} steps "
-                 "(filled: reaches the target)", fontsize=9)
+                 "(filled marker: every seed at the target)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     save(fig, snakemake.output.png, snakemake.output.pdf)
