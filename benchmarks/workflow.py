@@ -23,7 +23,6 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import records  # noqa: E402  (benchmarks/, beside this file)
-
 from expressivity.claims import STAGES  # noqa: E402
 from expressivity.io import write_table  # noqa: E402
 from expressivity.plotting import figure, save  # noqa: E402

@@ -4,8 +4,9 @@ do, the last run's when it covered every stage with the same config; otherwise n
 import hashlib
 import json
 
-import last_line
 import pytest
+
+import last_line
 
 
 @pytest.fixture
