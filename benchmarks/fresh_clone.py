@@ -12,6 +12,7 @@ Reported, never asserted: the numbers depend on the machine and on what else it 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -66,6 +67,8 @@ def main() -> int:
             seconds, output = timed(["make", "test"], clone)
             rows |= {"clone.test_s": (round(seconds, 1), "s"),
                      "clone.test_count": (tests_run(output), "count")}
+        # how busy the host was (other work slows every step): the 15-minute load average at the end
+        rows["clone.load"] = (f"{os.getloadavg()[2]:.1f}", "text")
         records.update(rows, f"make bench-clone (commit {commit})")
         print(f"recorded {len(rows)} values in {records.RECORDS.relative_to(ROOT)}; the last run "
               f"said:\n{rows['run.summary'][0]}")
