@@ -26,10 +26,15 @@ import records
 ROOT = records.ROOT
 
 
+#: The environment of a user's shell: none of make's own variables (``make bench-clone ARGS=...``
+#: would hand ARGS to the clone's make through MAKEFLAGS).
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
     """Run ``cmd`` in ``cwd``; its wall time and output (stops on failure, output shown)."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, env=CLEAN_ENV, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed in {cwd}:\n{proc.stdout[-5000:]}\n{proc.stderr[-5000:]}")
