@@ -16,7 +16,8 @@ PROJECT = Path(str(workflow.current_basedir)).resolve().parents[1]
 
 def project_path(path):
     """``path`` (relative to the project) as rules name it: relative to the working directory,
-    so ``lib/...`` where the project is the working directory and the same on every clone."""
+    so ``lib/...`` where the project is the working directory and the same on every clone.
+    """
     return os.path.normpath(os.path.relpath(PROJECT / path))
 
 
@@ -94,9 +95,7 @@ def caption(stage, name, kind):
         if kind == "figure"
         else f"report/{stage}/tables/{name}.rst"
     )
-    return (
-        f"../{path}" if (PROJECT / "workflow" / path).is_file() else None
-    )
+    return f"../{path}" if (PROJECT / "workflow" / path).is_file() else None
 
 
 def table_output(stage, name):
@@ -108,7 +107,8 @@ def table_output(stage, name):
 
 def front_page(template):
     """The report's front page: ``template`` with the run's claims summary, its claims table and
-    config file(s) filled in (written under .snakemake/, where Snakemake keeps its own state)."""
+    config file(s) filled in (written under .snakemake/, where Snakemake keeps its own state).
+    """
     from expressivity.claims import KINDS, summary_line
     from expressivity.io import TableError, read_table
     from report_page import front_page_text
@@ -117,7 +117,10 @@ def front_page(template):
         table = read_table("results/claims.csv")
         summary = summary_line(table) + "."
     except TableError:
-        table, summary = None, "No claims table yet (results/claims.csv is built by a full run)."
+        table, summary = (
+            None,
+            "No claims table yet (results/claims.csv is built by a full run).",
+        )
     files = ", ".join(f"``{os.path.relpath(f)}``" for f in workflow.configfiles)
     text = front_page_text(
         Path(template).read_text(), summary, table, KINDS, f"Run with {files}"
