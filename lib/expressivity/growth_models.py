@@ -16,18 +16,38 @@ trial (``"all"``). The spread comes from a bootstrap over trials (resampled with
 procedure repeated).
 
 Also here: the local log-log slope between consecutive n (a power law keeps it constant, the log
-model makes it fall like 1 / ln n) and the crossover n* where a median falls below n.
+model makes it fall like 1 / ln n), the crossover n* where a median falls below n with its bootstrap
+interval, and what the claims' power simulations draw: series from a fitted model with the measured
+spread resampled within each n (``replicates_of``; every function here also takes many series at
+once, trials on the last axis), and the drift per unit ln n a factor (ln n)^a adds (``drift``, an
+equivalence margin).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from expressivity.arguments import finite_array, finite_number, finite_vectors, integer
 from expressivity.fit import LineFit, line_fit
+from expressivity.slope_tests import lines
+
+#: The equivalence margin of a flat ratio: the relative drift per unit ln n that a factor
+#: (ln n)^MARGIN_EXPONENT adds over the series' own n, i.e. d = O(log^(3/2) n) against a reference
+#: that grows like ln n: the geometric middle between the paper's O(log n) and O(log^2 n).
+MARGIN_EXPONENT = 0.5
+#: The measured quantities of a d_min search (columns of a sweep table).
+QUANTITIES = ("d_min", "d_stable")
+
+
+def usable(df, quantity: str):
+    """The trials of the sweep table ``df`` whose ``quantity`` is decided (finite and decided in
+    float64)."""
+    ok = np.isfinite(df[quantity].to_numpy(dtype=float)) & (df["precision"] == "float64")
+    return df[ok]
 
 MODELS = ("log", "power", "log_power")
 FORMULA = {"log": "a + b ln n", "power": "c n^p", "log_power": "c (ln n)^q"}
@@ -109,65 +129,92 @@ def medians(n, d, ns) -> np.ndarray:
     return np.array([np.median(d[n == v]) for v in ns])
 
 
-def prediction_errors(n, d, fit_on: str) -> dict[str, np.ndarray]:
-    """Per model: the relative errors ``pred / median - 1`` at the upper n (``split``) of the model
-    fitted to the lower n (medians, or every trial)."""
+def out_of_sample_errors(n, D, fit_on: str) -> dict[str, np.ndarray]:
+    """Per model: ``(..., upper n)`` relative errors ``pred / median - 1`` at the upper n
+    (``split``) of the model fitted to the lower n (medians, or every trial), for every data set
+    ``D[..., :]`` (the trials on the last axis, their n in ``n``) at once."""
     if fit_on not in FITS_ON:
         raise ValueError(f"fit_on must be one of {', '.join(FITS_ON)}, got {fit_on!r}")
-    n, d = np.asarray(n), np.asarray(d, dtype=float)
+    n, D = np.asarray(n), np.asarray(D, dtype=float)
     lower, upper = split(n)
+    target = np.stack([np.median(D[..., n == v], axis=-1) for v in upper], axis=-1)
     if fit_on == "median":
-        x, y = lower, medians(n, d, lower)
+        x_n, Y = lower.astype(float), np.stack([np.median(D[..., n == v], axis=-1)
+                                                for v in lower], axis=-1)
     else:
         keep = n <= lower[-1]
-        x, y = n[keep], d[keep]
-    target = medians(n, d, upper)
-    return {m: fit_growth(m, x, y).predict(upper) / target - 1 for m in MODELS}
-
-
-def resamples_of(n, d, rng: np.random.Generator, count: int) -> np.ndarray:
-    """``(count, len(d))`` bootstrap resamples of d, each drawing the trials at every n with
-    replacement among themselves (n stays where it is)."""
-    n, d = finite_vectors(n=n, d=d)
-    count = integer("count", count, 1)
-    out = np.empty((count, d.size))
-    for v in np.unique(n):
-        idx = np.flatnonzero(n == v)
-        out[:, idx] = d[idx[rng.integers(0, idx.size, size=(count, idx.size))]]
+        x_n, Y = n[keep].astype(float), D[..., keep]
+    out = {}
+    for m in MODELS:
+        a, b, _ = lines(_x(m, x_n), Y if m == "log" else np.log(Y))
+        pred = a[..., None] + b[..., None] * _x(m, upper)
+        out[m] = (pred if m == "log" else np.exp(pred)) / target - 1
     return out
 
 
-def _lines(x: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares lines ``Y[b] ~ intercept[b] + slope[b] x`` for every row b: the estimator of
-    ``expressivity.fit.line_fit``, vectorised over bootstrap resamples."""
-    xc = x - x.mean()
-    slope = (Y - Y.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
-    return Y.mean(axis=1) - slope * x.mean(), slope
+def prediction_errors(n, d, fit_on: str) -> dict[str, np.ndarray]:
+    """Per model: the relative errors ``pred / median - 1`` at the upper n (``split``) of the model
+    fitted to the lower n (medians, or every trial) of one series."""
+    n, d = finite_vectors(n=n, d=d)
+    return out_of_sample_errors(n, d, fit_on)
+
+
+def resamples_of(n, d, rng: np.random.Generator, count: int) -> np.ndarray:
+    """``(..., count, len(n))`` bootstrap resamples of the trials ``d[..., :]``, each drawing the
+    trials at every n with replacement among themselves (n stays where it is)."""
+    n = finite_vectors(n=n)[0]
+    d = finite_array("d", d)
+    if d.shape[-1] != n.size:
+        raise ValueError(f"d must hold one trial per n ({n.size}) on its last axis, got {d.shape}")
+    count = integer("count", count, 1)
+    lead = d.shape[:-1]
+    out = np.empty((*lead, count, d.shape[-1]))
+    for v in np.unique(n):
+        idx = np.flatnonzero(n == v)
+        pick = rng.integers(0, idx.size, size=(*lead, count, idx.size))
+        group = np.broadcast_to(d[..., None, idx], pick.shape)
+        out[..., idx] = np.take_along_axis(group, pick, axis=-1)
+    return out
 
 
 def bootstrap_errors(n, d, fit_on: str, rng: np.random.Generator,
                      resamples: int) -> dict[str, np.ndarray]:
-    """Per model: ``(resamples, upper n)`` relative errors of ``prediction_errors`` on bootstrap
-    resamples of the trials (the fits of every resample at once)."""
+    """Per model: ``(..., resamples, upper n)`` relative errors of ``out_of_sample_errors`` on
+    bootstrap resamples of the trials ``d[..., :]`` (the fits of every resample at once)."""
     resamples = integer("resamples", resamples, 1)
-    if fit_on not in FITS_ON:
-        raise ValueError(f"fit_on must be one of {', '.join(FITS_ON)}, got {fit_on!r}")
-    n, d = np.asarray(n), np.asarray(d, dtype=float)
-    lower, upper = split(n)
-    D = resamples_of(n, d, rng, resamples)
-    target = np.stack([np.median(D[:, n == v], axis=1) for v in upper], axis=1)
-    if fit_on == "median":
-        x_n, Y = lower.astype(float), np.stack([np.median(D[:, n == v], axis=1)
-                                                for v in lower], axis=1)
+    return out_of_sample_errors(n, resamples_of(n, d, rng, resamples), fit_on)
+
+
+def replicates_of(model: str, n, d, rng: np.random.Generator, count: int,
+                  exponent: float | None = None) -> np.ndarray:
+    """``(count, len(n))`` data sets drawn from ``model`` fitted to every trial (n, d): each trial
+    the fitted curve at its n times a relative residual ``d / median`` drawn with replacement from
+    the trials at the same n. ``exponent`` fixes p (``power``) or q (``log_power``) and fits c
+    alone. The same design as the measured series (the same n and trials per n): what a claim's
+    test would see if the series followed ``model`` with the measured spread."""
+    model = _model(model)
+    n, d = finite_vectors(n=n, d=d)
+    _above("d", d, 0)
+    if exponent is None:
+        curve = fit_growth(model, n, d).predict(n)
+    elif model == "log":
+        raise ValueError("the log model has no exponent to fix")
     else:
-        keep = n <= lower[-1]
-        x_n, Y = n[keep].astype(float), D[:, keep]
-    out = {}
-    for m in MODELS:
-        a, b = _lines(_x(m, x_n), Y if m == "log" else np.log(Y))
-        pred = a[:, None] + b[:, None] * _x(m, upper)[None, :]
-        out[m] = (pred if m == "log" else np.exp(pred)) / target - 1
-    return out
+        x = _x(model, n)
+        curve = np.exp(np.mean(np.log(d) - exponent * x) + exponent * x)
+    ns = np.unique(n)
+    relative = d / medians(n, d, ns)[np.searchsorted(ns, n)]
+    return curve * resamples_of(n, relative, rng, count)
+
+
+def drift(n, exponent: float) -> float:
+    """The relative slope against ln n, over the points ``n``, of ``(ln n)^exponent`` divided by
+    its mean: how fast a ratio drifts per unit ln n when a series grows like ``(ln n)^exponent``
+    times the reference it is divided by (the margin of an equivalence test of flatness)."""
+    n = _above("n", finite_vectors(n=n)[0], 1)
+    x = np.log(n)
+    y = x**exponent
+    return float(lines(x, y / y.mean())[1])
 
 
 def rms(errors: np.ndarray) -> np.ndarray:
@@ -193,12 +240,40 @@ def crossover(ns, ratio) -> float:
     increasing and positive, ``ratio`` positive."""
     ns, ratio = finite_vectors(ns=ns, ratio=ratio)
     ns, ratio = _increasing("ns", _above("ns", ns, 0)), _above("ratio", ratio, 0)
-    if ratio[-1] >= 1:
-        return math.nan
-    above = np.flatnonzero(ratio >= 1)
-    if above.size == 0:
-        return float(ns[0])
-    i = int(above[-1])
-    x0, x1 = math.log(ns[i]), math.log(ns[i + 1])
-    y0, y1 = math.log(ratio[i]), math.log(ratio[i + 1])
-    return float(math.exp(x0 + (x1 - x0) * y0 / (y0 - y1)))
+    return float(crossovers(ns, ratio))
+
+
+def crossovers(ns: np.ndarray, ratios: np.ndarray) -> np.ndarray:
+    """``crossover`` of every row ``ratios[..., :]`` at once (no argument checks)."""
+    x, y = np.log(ns), np.log(ratios)
+    above = y >= 0
+    last = np.where(above.any(axis=-1), ns.size - 1 - np.argmax(above[..., ::-1], axis=-1), -1)
+    i = np.clip(last, 0, ns.size - 2)
+    y0 = np.take_along_axis(y, i[..., None], axis=-1)[..., 0]
+    y1 = np.take_along_axis(y, (i + 1)[..., None], axis=-1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = np.exp(x[i] + (x[i + 1] - x[i]) * y0 / (y0 - y1))
+    return np.where(last < 0, ns[0], np.where(above[..., -1], np.nan, inside))
+
+
+def crossover_interval(n, d, rng: np.random.Generator, resamples: int,
+                       level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(n_star, lo, hi)`` of the series ``d[..., :]`` (trials at ``n``): the crossover of the
+    medians and its bootstrap percentile interval at ``level`` over trials resampled within each n
+    (``lo`` NaN when no resample crosses, ``hi`` NaN when some does not), each of shape
+    ``d.shape[:-1]``."""
+    n = finite_vectors(n=n)[0]
+    d = finite_array("d", d)
+    ns = np.unique(n)
+    if ns.size < 2:
+        raise ValueError(f"a crossover needs at least two distinct n, got {ns.tolist()}")
+    point = crossovers(ns, np.stack([np.median(d[..., n == v], axis=-1) for v in ns], -1) / ns)
+    D = resamples_of(n, d, rng, resamples)
+    boot = crossovers(ns, np.stack([np.median(D[..., n == v], axis=-1) for v in ns], -1) / ns)
+    tail = 100 * (1 - level) / 2
+    crossed = np.isfinite(boot)
+    with warnings.catch_warnings():  # a series no resample crosses: its lo is NaN, as it should
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
+    return point, np.where(crossed.any(axis=-1), lo, np.nan), np.where(
+        crossed.all(axis=-1), hi, np.nan)

@@ -64,6 +64,7 @@ import numpy as np
 import torch
 
 from expressivity.approximation_check import check_logits, check_tolerances
+from expressivity.arguments import integer
 from expressivity.fixed_module import U64, sparse_fixed_weights
 from expressivity.one_pass_search import d_grid
 from expressivity.sparse_target import SparseTarget
@@ -85,8 +86,7 @@ def module_logits(X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
 def construction_radii(QT: np.ndarray, KT: np.ndarray, d: int) -> tuple[float, float]:
     """``(r_q, r_k)``: the largest row norms of the construction's ``X1 = QT[:d].T / sqrt(d)`` and
     ``X2 = KT[:d].T / sqrt(d)`` (row form: B G and G) at dimension d."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= QT.shape[0]:
-        raise ValueError(f"d must be an integer in [1, {QT.shape[0]}], got {d!r}")
+    integer("d", d, 1, QT.shape[0])
     r_q = math.sqrt(float(np.einsum("cj,cj->j", QT[:d], QT[:d]).max()) / d)
     r_k = math.sqrt(float(np.einsum("cj,cj->j", KT[:d], KT[:d]).max()) / d)
     return r_q, r_k
@@ -177,13 +177,11 @@ def optimise_inputs(target: SparseTarget, d: int, *, radius_q: float, radius_k: 
     uniformly on the spheres of radii ``radius_q`` (X1) and ``radius_k`` (X2) by ``rng``. The
     result is decided by ``check_logits`` on ``module_logits`` of the projected inputs."""
     check_tolerances(eps_ratio, eps_zero)
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    integer("d", d, 1)
     if not (radius_q > 0 and radius_k > 0 and math.isfinite(radius_q * radius_k)):
         raise ValueError(f"radii must be positive and finite, got {radius_q}, {radius_k}")
     for name, value in (("steps", steps), ("check_every", check_every), ("patience", patience)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        integer(name, value, 1)
     if not (lr > 0 and margin >= 0):
         raise ValueError(f"need lr > 0 and margin >= 0, got lr={lr}, margin={margin}")
     dev = configure_torch(1, device)
@@ -265,8 +263,7 @@ def smallest_d(target: SparseTarget, *, radius_q: float, radius_k: float, eps_ra
     optimisations (``optimise_inputs``) meets the criterion, scanning upwards and stopping at the
     first success. ``rng`` gives one root number; each (d, restart) start has its own generator
     (``start_generator``). ``progress(attempt)`` after every attempt."""
-    if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 1:
-        raise ValueError(f"restarts must be a positive integer, got {restarts!r}")
+    integer("restarts", restarts, 1)
     grid = d_grid(d_start, d_max, resolution, 1)
     root = int(rng.integers(0, 2**63))
     attempts = []

@@ -5,25 +5,20 @@ tables give the same files. The PNG records the figure's titles (text chunk ``Ti
 can read what a figure claims.
 
 A title says what is plotted. Where it states a result (a rate, a verdict), the words come from
-the claim's own measurement: ``verdict_lines`` of the stage's claims table, never from a number
-the plot script computed on its own.
+the claim's own measurement: ``expressivity.claims.verdict_lines`` of the stage's claims table,
+never from a number the plot script computed on its own.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
-import pandas as pd
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from expressivity.claims import OP_SYMBOLS  # noqa: E402
+import matplotlib.pyplot as plt
 
 #: Okabe & Ito (2008) colour-blind-safe palette.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -53,26 +48,6 @@ def figure(nrows: int = 1, ncols: int = 1, **kwargs):
             yield fig, ax
         finally:
             plt.close(fig)
-
-
-def verdict(row) -> str:
-    """One claim (a row of a claims table) in words: ``"<name>: <metric> = <measured> <op>
-    <threshold>: <status>"``, the name without its stage."""
-    value = row["measured"]
-    measured = "–" if isinstance(value, float) and math.isnan(value) else f"{value:.3g}"
-    name = row["id"].split(".", 1)[-1]
-    return (f"{name}: {row['metric']} = {measured} {OP_SYMBOLS[row['op']]} "
-            f"{row['threshold']:g}: {row['status']}")
-
-
-def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = (),
-                  width: int = 110) -> list[str]:
-    """``verdict`` of every claim of ``claims`` (a stage's claims table, ``results/claims/
-    <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order, each wrapped
-    to ``width`` characters; only those called ``names`` (ids without the stage) when given."""
-    rows = claims[claims["figure"] == f"figures/{figure}.png"]
-    return ["\n".join(textwrap.wrap(verdict(row), width)) for _, row in rows.iterrows()
-            if not names or row["id"].split(".", 1)[-1] in names]
 
 
 def titles(fig) -> list[str]:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from expressivity.plotting import verdict
+from expressivity.claims import verdict
 
 pytestmark = pytest.mark.workflow
 

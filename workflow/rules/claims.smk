@@ -3,20 +3,22 @@
 
 
 rule stage_claims:
-    """Evaluate the claims of one stage (registry: expressivity.claims.<stage>)."""
+    """Evaluate the claims of one stage (registry: expressivity.claims.<stage>) and simulate the
+    power of its statistical findings."""
     input:
         tables=lambda wc: claim_tables(wc.stage),
         lib=lambda wc: [
             *script_deps("claims", "stage"),
-            *lib_deps(str(LIB / "claims" / f"{wc.stage}.py")),
+            *lib_deps(claims_module(wc.stage)),
         ],
     output:
-        report(
+        claims=report(
             "results/claims/{stage}.csv",
             caption="../report/claims_stage.rst",
             category="Claims",
             labels={"stage": "{stage}"},
         ),
+        power="results/claims/power/{stage}.csv",
     log:
         "logs/claims/{stage}.log",
     wildcard_constraints:
@@ -27,21 +29,30 @@ rule stage_claims:
         runtime=CHEAP_RUNTIME,
     params:
         stage="{stage}",
+        seed=config["seed"],
     script:
         "../scripts/claims/stage.py"
 
 
 rule claims:
-    """Gather every stage's claims into results/claims.csv and log the pass count."""
+    """Gather every stage's claims into results/claims.csv and their power simulations into
+    results/claims/power.csv, and log the pass count."""
     input:
         stages=expand("results/claims/{stage}.csv", stage=STAGES),
+        power=expand("results/claims/power/{stage}.csv", stage=STAGES),
         lib=script_deps("claims", "gather"),
     output:
-        report(
+        claims=report(
             "results/claims.csv",
             caption="../report/claims.rst",
             category="Claims",
             labels={"stage": "all"},
+        ),
+        power=report(
+            "results/claims/power.csv",
+            caption="../report/claims_power.rst",
+            category="Claims",
+            labels={"stage": "power"},
         ),
     log:
         "logs/claims/all.log",

@@ -7,9 +7,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from expressivity.claims import Claim, Measurement
+from expressivity.claims import Claim, Measurement, Power, not_evaluated, on_items
+from expressivity.trend_test import cochran_armitage
 
 KS = "Kajitsuka & Sato 2024"
+#: Replicates of the saturation claim's power simulation.
+SATURATION_REPLICATES = 2000
 BB = "Zaheer et al. 2020 (BigBird)"
 
 
@@ -26,13 +29,15 @@ def _certificates(df) -> str:
 
 
 def _violations(df, columns: list[str], what: str, strict: bool = False) -> Measurement:
-    """Vectors with a negative margin (``strict``: a margin <= 0); not evaluated (nan) when a
-    margin is undecided."""
+    """Vectors with a negative margin (``strict``: a margin <= 0); not evaluated when a margin is
+    undecided or there is no vector."""
+    if (m := on_items(len(df), "vector")):
+        return m
     margins = df[columns].astype(float)
     undecided = int(margins.isna().any(axis=1).sum())
     if undecided:
-        return Measurement(math.nan, _certificates(df),
-                           f"{undecided} of {len(df)} vectors undecided at the highest precision")
+        return not_evaluated("undecided", f"{undecided} of {len(df)} vectors undecided at the "
+                             "highest precision", _certificates(df))
     bad = (margins <= 0) if strict else (margins < 0)
     return _count(bad.any(axis=1), what, _certificates(df))
 
@@ -54,6 +59,8 @@ def _append(t):
 
 def _rank1(t):
     df = t["boltzmann_checks"]
+    if (m := on_items(len(df), "vector")):
+        return m
     return _count(df["rank1_abs_error"] > df["rank1_tolerance"], "vectors exceed the rounding bound")
 
 
@@ -66,6 +73,8 @@ def _draws(t) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _hardmax_gap(t):
     live, zero = _draws(t)
+    if (m := on_items(len(live), "draw with nonzero weights")):
+        return m
     above = live["gap_hardmax"] > live["bound_hardmax"]
     return Measurement(float(above.sum()), "float64",
                        f"{int(above.sum())} of {len(live)} nonzero-weight draws; largest gap "
@@ -78,7 +87,8 @@ def _hardmax_exact(t):
     live, zero = _draws(t)
     checked = live["hardmax_equal_exact"].dropna().astype(bool)
     if checked.empty:
-        return Measurement(float("nan"), "exact rational", "no nonzero-weight draw was checked exactly")
+        return not_evaluated("no items", "no nonzero-weight draw was checked exactly",
+                             "exact rational")
     m = _count(~checked, "exactly checked nonzero-weight draws differ", "exact rational")
     return Measurement(m.value, m.precision, f"{m.note}; {len(zero)} zero-weight draws apart")
 
@@ -92,31 +102,64 @@ def _interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _softmax_sees(t):
+def _seen(t) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Per nonzero weight scale (increasing): the scales, the draws whose softmax gap exceeds its
+    float64 rounding bound, the draws; and the counts with 95% Clopper-Pearson intervals, as text."""
     live, _ = _draws(t)
-    if live.empty:
-        return Measurement(math.nan, "float64", "no draw with nonzero weights")
-    parts, fractions = [], []
-    for scale, g in live.groupby("weight_scale"):
-        k, n = int((g["gap_softmax"] > g["bound_softmax"]).sum()), len(g)
-        lo, hi = _interval(k, n)
-        fractions.append(k / n)
-        parts.append(f"scale {scale:g}: {k}/{n} [{lo:.3f}, {hi:.3f}]")
+    groups = list(live.groupby("weight_scale"))
+    scales = np.array([s for s, _ in groups], dtype=float)
+    seen = np.array([int((g["gap_softmax"] > g["bound_softmax"]).sum()) for _, g in groups])
+    draws = np.array([len(g) for _, g in groups])
+    text = "; ".join(f"scale {s:g}: {k}/{n} [{_interval(k, n)[0]:.3f}, {_interval(k, n)[1]:.3f}]"
+                     for s, k, n in zip(scales, seen, draws, strict=True))
     hard = int((live["gap_hardmax"] > live["bound_hardmax"]).sum())
-    return Measurement(min(fractions), "float64 (derived rounding bound)",
-                       "above the float64 bound by weight scale (95% Clopper-Pearson): "
-                       + "; ".join(parts) + f"; hardmax arm: {hard}/{len(live)}")
+    return scales, seen, draws, f"{text}; hardmax arm: {hard}/{len(live)}"
+
+
+def _softmax_sees(t):
+    scales, seen, draws, text = _seen(t)
+    if (m := on_items(len(scales), "draw with nonzero weights")):
+        return m
+    return Measurement(float((seen / draws).min()), "float64 (derived rounding bound)",
+                       "above the float64 bound by weight scale (95% Clopper-Pearson): " + text)
+
+
+def _saturates(t):
+    """Cochran-Armitage trend of the fraction seen against ln(weight scale): its one-sided
+    p-value of a fall."""
+    scales, seen, draws, text = _seen(t)
+    if len(scales) < 2:
+        return not_evaluated("no items", "fewer than two nonzero weight scales: no trend")
+    z, p = cochran_armitage(seen, draws, np.log(scales))
+    if np.isnan(z):
+        return not_evaluated("undecided", f"every draw has the same outcome: {text}")
+    return Measurement(float(p), "float64 (derived rounding bound)",
+                       f"Cochran-Armitage z = {z:.2f} against ln(weight scale); seen by scale: "
+                       + text)
+
+
+def _saturates_power(t, rng) -> list[Power]:
+    """No trend: binomial draws at every scale's count with the pooled fraction."""
+    scales, seen, draws, _ = _seen(t)
+    if len(scales) < 2:
+        return []
+    pooled = seen.sum() / draws.sum()
+    fake = rng.binomial(draws, pooled, size=(SATURATION_REPLICATES, len(draws)))
+    _, p = cochran_armitage(fake, draws, np.log(scales))
+    return [Power("no trend (the pooled fraction at every scale)", SATURATION_REPLICATES,
+                  int((~(p < 0.05)).sum()),
+                  "binomial draws with the measured number of draws per weight scale")]
 
 
 def _softmax_certified(t):
     live, _ = _draws(t)
-    if live.empty:
-        return Measurement(math.nan, "float64", "no draw with nonzero weights")
+    if (m := on_items(len(live), "draw with nonzero weights")):
+        return m
     cert = live["softmax_certificate"].astype(str)
     log_gap = live["log10_gap_softmax"].astype(float)
     undecided = int((cert == "undecided").sum())
     if undecided:
-        return Measurement(math.nan, "arb", f"{undecided} of {len(live)} draws undecided")
+        return not_evaluated("undecided", f"{undecided} of {len(live)} draws undecided", "arb")
     missing = int((~np.isfinite(log_gap)).sum())
     in_arb = live[cert != "float64"]
     note = f"{len(live) - missing} of {len(live)} nonzero-weight draws certified > 0"
@@ -139,6 +182,8 @@ def _softmax_certified(t):
 
 def _memorizer(t):
     df = t["theorem1_memorizer"]
+    if (m := on_items(len(df), "labelling")):
+        return m
     wrong = int((df["n_points"] - df["n_correct"]).sum())
     return Measurement(float(wrong), "arb features + mpmath FFN",
                        f"{len(df)} random labellings (permutations of 0..7: every label distinct, "
@@ -151,6 +196,8 @@ def _memorizer(t):
 def _bigbird_hardmax(t):
     df = t["bigbird"]
     hard = df[df["sigma"] == "hardmax"]
+    if (m := on_items(len(hard), "hardmax instance")):
+        return m
     return Measurement(float(hard["accuracy"].min()), "float64",
                        f"{len(hard)} instances, n up to {int(hard['n'].max())}")
 
@@ -158,10 +205,11 @@ def _bigbird_hardmax(t):
 def _tightness(t, column: str) -> Measurement:
     """Smallest ``beta_bound / beta_empirical`` over the instances, with its spread per ``n``."""
     inst = t["bigbird"].groupby(["n", "trial"]).first().reset_index()
+    if (m := on_items(len(inst), "instance")):
+        return m
     if inst["beta_empirical"].isna().any():
-        return Measurement(math.nan, "float64",
-                           f"{int(inst['beta_empirical'].isna().sum())} instances miss a query at "
-                           "every evaluated beta: the grid ends too low")
+        return not_evaluated("censored", f"{int(inst['beta_empirical'].isna().sum())} instances "
+                             "miss a query at every evaluated beta: the grid ends too low")
     ratio = inst[column] / inst["beta_empirical"]
     per_n = "; ".join(f"n = {n}: {r.median():.3g} [{r.min():.3g}, {r.max():.3g}]"
                       for n, r in ratio.groupby(inst["n"]))
@@ -260,9 +308,10 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_hardmax_exact",
-        kind="finding", basis="mathematics",
-        control="rules out a hardmax layer that separates the pair; control arm: softmax on the "
-                "same draws does (theorem1_softmax_certified)",
+        kind="demonstration", basis="mathematics",
+        control="the proof's mechanism on the pair built for it (max, min and mean coincide); "
+                "control arm: softmax on the same draws separates it "
+                "(theorem1_softmax_certified)",
         paper=KS, where="Theorem 1",
         statement="the same outputs are equal exactly in rational arithmetic (no rounding at all), "
                   "for random weights at every nonzero scale",
@@ -273,9 +322,9 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_certified",
-        kind="finding", basis="mathematics",
-        control="rules out softmax being as blind as hardmax on the pair; control arm: hardmax on "
-                "the same draws (equal exactly)",
+        kind="demonstration", basis="mathematics",
+        control="the other arm of the same exhibit: softmax on the draws where hardmax is equal "
+                "exactly (theorem1_hardmax_exact); certified in ball arithmetic",
         paper=KS, where="Theorem 1 versus Theorem 2",
         statement="softmax attention with the same random weights separates the shared tokens on "
                   "every draw",
@@ -289,13 +338,12 @@ CLAIMS = [
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_sees",
-        kind="finding", basis="mathematics",
-        control="rules out softmax being as blind as hardmax in float64; control arm: hardmax on "
-                "the same draws (no gap above its bound)",
+        kind="check", basis="mathematics",
+        control="a sanity property of the same draws: softmax is not as blind as hardmax in "
+                "float64 at any scale (the hardmax arm has no gap above its bound)",
         paper=KS, where="Theorem 1 versus Theorem 2",
         statement="at every nonzero weight scale some softmax layers separate the shared tokens "
-                  "by more than float64 resolution; the fraction falls as the weights grow "
-                  "(softmax saturates towards hardmax)",
+                  "by more than float64 resolution",
         provenance=f"{KS} [V] (softmax is a contextual mapping); measurement ours [D]",
         metric="smallest fraction, over weight scales, of draws whose softmax gap exceeds its "
                "float64 rounding bound",
@@ -304,6 +352,25 @@ CLAIMS = [
             "expressivity.attention_error); blind attention leaves every gap within it, as hardmax "
             "does (fraction 0): any fraction above 0 at a scale rules that out there",
         figure="theorem1_gaps", tables=("theorem1_search",), evaluate=_softmax_sees,
+    ),
+    Claim(
+        id="hardmax_vs_softmax.theorem1_softmax_saturates",
+        kind="finding", basis="measured spread",
+        control="rules out a softmax whose separation above float64 resolution does not fall as "
+                "the weights grow (no saturation towards hardmax): the same fraction at every "
+                "scale",
+        paper=KS, where="Theorem 1 versus Theorem 2 (softmax tends to hardmax)",
+        statement="the fraction of random one-layer softmax layers that separate the shared "
+                  "tokens by more than float64 resolution falls as the weights grow: softmax "
+                  "saturates towards hardmax, which separates none",
+        provenance=f"{KS} [V] (hardmax is the limit of softmax); measurement ours [D]",
+        metric="one-sided p-value of a falling fraction (Cochran-Armitage trend test against "
+               "ln(weight scale))", op="<", threshold=0.05,
+        why="the Cochran-Armitage test (expressivity.trend_test) at level 5%: a smaller p-value "
+            "is a falling fraction that binomial spread around one fraction does not explain",
+        figure="theorem1_gaps", tables=("theorem1_search",), evaluate=_saturates,
+        alternatives=("no trend (the pooled fraction at every scale)",),
+        power=_saturates_power,
     ),
     Claim(
         id="hardmax_vs_softmax.theorem1_softmax_memorizes",

@@ -1,4 +1,5 @@
-"""Evaluate one stage's claims from its tables into results/claims/<stage>.csv."""
+"""Evaluate one stage's claims from its tables into results/claims/<stage>.csv, and the power
+simulations of its statistical findings into results/claims/power/<stage>.csv."""
 
 from pathlib import Path
 
@@ -8,7 +9,13 @@ from expressivity.joblog import job_log
 
 log = job_log(snakemake)
 tables = {Path(p).stem: read_table(p) for p in snakemake.input.tables}
-table = evaluate_stage(snakemake.params.stage, tables)
-write_table(table, snakemake.output[0])
+table, power = evaluate_stage(snakemake.params.stage, tables, snakemake.params.seed)
+write_table(table, snakemake.output.claims)
+write_table(power, snakemake.output.power)
 for row in table.itertuples():
-    log.info(f"{row.status:>13}  {row.id}: measured {row.measured:.6g} {row.op} {row.threshold:g}")
+    why = f" ({row.reason})" if row.reason else ""
+    log.info(f"{row.status:>13}{why}  {row.id}: measured {row.measured:.6g} {row.op} "
+             f"{row.threshold:g}")
+for row in power.itertuples():
+    log.info(f"power {row.power:.3f} ({row.rejected}/{row.replicates})  {row.claim} against "
+             f"{row.alternative}")

@@ -1,5 +1,5 @@
 """Figure: d_min / n against n, next to d = n (exact representation with fixed inputs), with the
-crossover n* and the JL bound (*) over n."""
+crossover n*, the exact-rule reference d_ref / n with its own n*, and the JL bound (*) over n."""
 
 from expressivity.io import read_table
 from expressivity.joblog import job_log
@@ -8,9 +8,10 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 log = job_log(snakemake)
 df = read_table(snakemake.input.sweep, ["n", "k", "d_min_over_n", "d_jl"])
 med = read_table(snakemake.input.medians, ["series", "k", "n", "d_min_over_n", "d_min_over_n_lo",
-                                           "d_min_over_n_hi"])
+                                           "d_min_over_n_hi", "d_ref"])
 med = med[med["series"] == "per-entry"]
-cross = read_table(snakemake.input.crossover, ["k", "n_star", "n_star_lo", "n_star_hi"])
+cross = read_table(snakemake.input.crossover, ["k", "n_star", "n_star_lo", "n_star_hi",
+                                               "n_star_ref"])
 ks = sorted(df["k"].unique())
 bottom = min(0.03, 0.5 * float(df["d_min_over_n"].min()))  # room below the data for the n* labels
 
@@ -22,14 +23,18 @@ with figure(figsize=(7.0, 5.2)) as (fig, ax):
                                                      m["d_min_over_n_hi"] - m["d_min_over_n"]],
                     fmt="-" + MARKERS[c], ms=4, color=colour, capsize=2,
                     label=f"k = {k}: median d_min / n")
+        ax.plot(m["n"], m["d_ref"] / m["n"], ":", color=colour, lw=1.2,
+                label=f"k = {k}: exact-rule reference d_ref / n")
         jl = sub.groupby("n")["d_jl"].first()
         ax.plot(jl.index, jl.values / jl.index, "--", color=colour, lw=0.8,
                 label=f"k = {k}: JL bound (*) / n")
         star = cross[cross["k"] == k].iloc[0]
         if star["n_star"] == star["n_star"]:
             ax.axvline(star["n_star"], color=colour, lw=0.8, ls=":")
-            ax.text(star["n_star"], 1.3 * bottom, f" n* = {star['n_star']:.0f}", color=colour, fontsize=7,
-                    rotation=90, va="bottom", ha="right")
+            ax.axvspan(star["n_star_lo"], star["n_star_hi"], color=colour, alpha=0.08, lw=0)
+            ax.text(star["n_star"], 1.3 * bottom, f" n* = {star['n_star']:.0f} (reference "
+                    f"{star['n_star_ref']:.0f})", color=colour, fontsize=7, rotation=90,
+                    va="bottom", ha="right")
     ax.axhline(1.0, color="black", ls="-", lw=1,
                label="d = n: exact representation with fixed X (Bhojanapalli et al. 2020)")
     ax.set_xscale("log", base=2)

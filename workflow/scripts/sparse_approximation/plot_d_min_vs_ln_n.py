@@ -1,6 +1,6 @@
 """Figure: d_min against ln n on linear axes (medians with bootstrap intervals, trials), the three
-growth models fitted to the lower half and extrapolated, and d_min over the Gaussian-maximum
-prediction with its fitted slope."""
+growth models fitted to the lower half and extrapolated, and d_min over the exact-rule reference
+with its fitted slope and the equivalence margin."""
 
 import numpy as np
 
@@ -11,10 +11,10 @@ from expressivity.plotting import PALETTE, figure, save
 
 log = job_log(snakemake)
 SERIES = "per-entry"
-sweep = read_table(snakemake.input.sweep, ["n", "k", "d_min", "d_min_over_pred"])
+sweep = read_table(snakemake.input.sweep, ["n", "k", "d_min"])
 med = read_table(snakemake.input.medians, ["series", "k", "n", "d_min", "d_min_lo", "d_min_hi",
-                                           "d_min_over_pred", "d_min_over_pred_lo",
-                                           "d_min_over_pred_hi"])
+                                           "d_ref", "d_min_over_ref", "d_min_over_ref_lo",
+                                           "d_min_over_ref_hi"])
 comp = read_table(snakemake.input.model_comparison, ["series", "k", "quantity", "fit_on", "model",
                                                     "intercept", "slope", "fit_n_max",
                                                     "rms_error"])
@@ -23,7 +23,7 @@ oos = read_table(snakemake.input.out_of_sample, ["series", "k", "quantity", "fit
                                                  "rel_error_hi", "median"])
 flat = read_table(snakemake.input.flatness, ["series", "k", "quantity", "by", "fit_on",
                                              "mean_ratio", "rel_intercept", "rel_slope",
-                                             "rel_slope_lo", "rel_slope_hi"])
+                                             "rel_slope_se", "margin"])
 med, comp = med[med["series"] == SERIES], comp[comp["series"] == SERIES]
 oos, flat = oos[oos["series"] == SERIES], flat[flat["series"] == SERIES]
 ks = sorted(sweep["k"].unique())
@@ -66,26 +66,35 @@ with figure(2, len(ks), figsize=(4.2 * len(ks), 7.0), squeeze=False) as (fig, ax
         top.set_xlabel("ln n")
         top.set_ylabel("smallest working d (d_min)")
         top.legend(fontsize=6, loc="upper left")
-        bottom.scatter(np.log(trials["n"]), trials["d_min_over_pred"], s=6, color="0.6", alpha=0.6,
-                       label="trials")
-        bottom.errorbar(x, m["d_min_over_pred"],
-                        yerr=[m["d_min_over_pred"] - m["d_min_over_pred_lo"],
-                              m["d_min_over_pred_hi"] - m["d_min_over_pred"]],
+        ref = m.set_index("n")["d_ref"]
+        bottom.scatter(np.log(trials["n"]), trials["d_min"] / trials["n"].map(ref), s=6,
+                       color="0.6", alpha=0.6, label="trials")
+        bottom.errorbar(x, m["d_min_over_ref"],
+                        yerr=[m["d_min_over_ref"] - m["d_min_over_ref_lo"],
+                              m["d_min_over_ref_hi"] - m["d_min_over_ref"]],
                         fmt="o", ms=4, color="black", capsize=2, label="median (bootstrap interval)")
-        s = flat[(flat["k"] == k) & (flat["quantity"] == "d_min") & (flat["by"] == "prediction")
+        bottom.axhline(1.0, color="0.3", lw=0.8, ls=":", label="the reference (no fitted constant)")
+        s = flat[(flat["k"] == k) & (flat["quantity"] == "d_min") & (flat["by"] == "exact rule")
                  & (flat["fit_on"] == "all")]
         if not s.empty:
             s = s.iloc[0]
+            centre = x.mean()
             line = s["mean_ratio"] * (s["rel_intercept"] + s["rel_slope"] * x)
             bottom.plot(x, line, "-", color=PALETTE[0], lw=1,
                         label=f"line fitted to all trials: slope {100 * s['rel_slope']:+.1f}% "
-                              f"per unit ln n [{100 * s['rel_slope_lo']:+.1f}, "
-                              f"{100 * s['rel_slope_hi']:+.1f}]")
-        bottom.set_ylim(0, max(1.0, 1.15 * trials["d_min_over_pred"].max()))
+                              f"+- {100 * s['rel_slope_se']:.1f}% per unit ln n")
+            for sign in (-1, 1):  # the equivalence margin: drifts a flat ratio must stay within
+                mid = s["mean_ratio"] * (s["rel_intercept"] + s["rel_slope"] * centre)
+                bottom.plot(x, mid * (1 + sign * s["margin"] * (x - centre)), "--",
+                            color=PALETTE[3], lw=0.8,
+                            label=f"margin +-{100 * s['margin']:.1f}% per unit ln n"
+                            if sign > 0 else None)
+        top_ratio = max(1.2, 1.15 * m["d_min_over_ref_hi"].max())
+        bottom.set_ylim(0, top_ratio)
         bottom.set_xlabel("ln n")
-        bottom.set_ylabel("d_min / d_pred (Gaussian maximum)")
+        bottom.set_ylabel("d_min / d_ref (exact-rule reference)")
         bottom.legend(fontsize=6, loc="lower right")
-    fig.suptitle(f"d_min against ln n; models fitted on the lower half of n, RMS error on the upper "
-                 f"half up to {100 * worst['log']:.0f}% (a + b ln n), {100 * worst['power']:.0f}% "
-                 f"(c n^p), {100 * worst['log_power']:.0f}% (c (ln n)^q)", fontsize=9)
+    fig.suptitle(f"Fitted on the lower half of n, a + b ln n predicts the upper half with RMS "
+                 f"error up to {100 * worst['log']:.0f}%;\nc n^p up to {100 * worst['power']:.0f}%,"
+                 f" c (ln n)^q up to {100 * worst['log_power']:.0f}%", fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

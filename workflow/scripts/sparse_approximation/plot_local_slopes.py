@@ -1,5 +1,6 @@
 """Figure: local log-log slopes of the median d_min between consecutive n, with bootstrap intervals,
-against the references 1 / ln n, the log model's b / (a + b ln n) and the prediction's slope."""
+against the references 1 / ln n, the log model's b / (a + b ln n) and the exact-rule reference's
+slope."""
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 log = job_log(snakemake)
 df = read_table(snakemake.input.local_slopes, ["series", "k", "quantity", "n_mid", "slope",
                                                "slope_lo", "slope_hi", "inverse_ln_n",
-                                               "log_model_slope", "prediction_slope"])
+                                               "log_model_slope", "reference_slope"])
 df = df[(df["series"] == "per-entry") & (df["quantity"] == "d_min")]
 with figure(figsize=(6.8, 5.6)) as (fig, ax):
     for c, (k, sub) in enumerate(df.groupby("k")):
@@ -22,8 +23,8 @@ with figure(figsize=(6.8, 5.6)) as (fig, ax):
                     label=f"k = {k}: median d_min (bootstrap interval)")
         ax.plot(sub["n_mid"], sub["log_model_slope"], "-", color=colour, lw=1,
                 label=f"k = {k}: a + b ln n fitted to every n, b / (a + b ln n)")
-        ax.plot(sub["n_mid"], sub["prediction_slope"], ":", color=colour, lw=1.2,
-                label=f"k = {k}: Gaussian-maximum prediction")
+        ax.plot(sub["n_mid"], sub["reference_slope"], ":", color=colour, lw=1.2,
+                label=f"k = {k}: exact-rule reference")
     ref = df.drop_duplicates("n_mid").sort_values("n_mid")
     ax.plot(ref["n_mid"], ref["inverse_ln_n"], "--", color="black", lw=1, label="1 / ln n")
     ax.axhline(0, color="0.5", lw=0.6)

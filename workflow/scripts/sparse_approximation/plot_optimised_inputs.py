@@ -7,9 +7,10 @@ import math
 import numpy as np
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save, verdict_lines
+from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
 df = read_table(snakemake.input.optimised_inputs,

@@ -1,11 +1,12 @@
 """Figure: connections per layer of each sparse pattern against n, with fitted and expected
 log-log slopes; the title states the claim connections_linear as the claims table judged it."""
 
+from expressivity.claims import verdict_lines
 from expressivity.claims.universal_approximation import CONNECTION_SLOPES
 from expressivity.fit import loglog_fit
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save, verdict_lines
+from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.sparse_patterns import PATTERNS
 
 job_log(snakemake)

@@ -1,8 +1,9 @@
 """Figure: excess risk of the polynomial regression against the sample size."""
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save, verdict_lines
+from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_regression)

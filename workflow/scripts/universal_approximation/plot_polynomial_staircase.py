@@ -3,10 +3,11 @@ thresholds drawn and their verdicts (from the claims table) in the title."""
 
 import numpy as np
 
+from expressivity.claims import verdict_lines
 from expressivity.claims.universal_approximation import CLAIMS
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save, verdict_lines
+from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_staircase)
