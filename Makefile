@@ -15,7 +15,7 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_LOCK ?= requirements-torch.lock
 TORCH_STAMP := $(VENV)/.torch
 
-.PHONY: all reproduce report plan test test-cluster artifacts bench bench-clone record lint readme clean lock config-docs
+.PHONY: all reproduce paper release report plan test test-cluster artifacts bench bench-clone record lint readme clean lock config-docs
 all: reproduce
 
 # The virtual environment, from a CPython 3.11: requirements.lock is resolved for it (its wheels
@@ -73,6 +73,14 @@ reproduce: $(STAMP)
 	@workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake $(ARGS) --cores $(CORES) --configfile $(CONFIG)
 	@if [ -z "$(ARGS)" ]; then $(MAKE) --no-print-directory report; fi
 	@$(BIN)/python workflow/last_line.py after $(CONFIG) $(if $(ARGS),partial,full)
+
+# One paper's claims across every stage they come from, running only the jobs they need and
+# drawing the figures they name: make paper PAPER=kajitsuka2024 (the keys: make paper). Its table
+# is results/papers/<key>.csv; the last line is its summary.
+PAPER ?=
+paper: $(STAMP)
+	@$(BIN)/python -m expressivity.claims paper "$(PAPER)"
+	@$(MAKE) --no-print-directory reproduce ARGS="results/papers/$(PAPER).csv $(ARGS)"
 
 # The report is rebuilt only when a figure or table is newer than it.
 report: $(STAMP)

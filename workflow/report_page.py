@@ -5,8 +5,8 @@ column beside the rule graph. ``front_page_text`` fills the template ``workflow/
 with the summary line and a raw-HTML table of every claim (kind, status, measured value against
 the threshold with the metric, the note as a tooltip, statement, a link to the figure), failures
 and claims not evaluated marked and listed first within their kind; a style block widens the column
-and puts the rule graph below.
-``claims_table`` renders any set of claims, so sections (one per paper, say) are one call each.
+and puts the rule graph below. Above the table, one folded section per paper (``PAPERS``) gathers
+its claims across stages under its summary line and its reference.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from expressivity.claims import OP_SYMBOLS
+from expressivity.claims import OP_SYMBOLS, PAPERS, of_paper, paper_summary
 
 #: The statuses in the order a reader needs them: what failed first.
 STATUS_ORDER = ("fail", "not evaluated", "pass")
@@ -39,6 +39,8 @@ div.h-screen:has(.claims-page) { align-items: flex-start; justify-content: flex-
 .claims-page .small { color: #555; font-size: 0.72rem; }
 .claims-page code { font-size: 0.72rem; }
 .claims-page code::before, .claims-page code::after { content: none; }
+.claims-page details { margin: 0.2rem 0; }
+.claims-page details > summary { cursor: pointer; font-size: 0.85rem; }
 </style>"""
 
 
@@ -69,8 +71,9 @@ def ordered(table: pd.DataFrame, kinds: Iterable[str]) -> pd.DataFrame:
     return table.loc[key.sort_values(["kind", "status", "row"]).index]
 
 
-def claims_table(table: pd.DataFrame, kinds: Iterable[str]) -> str:
-    """One HTML table of the claims in ``table`` (rows of ``results/claims.csv``)."""
+def claims_table(table: pd.DataFrame, kinds: Iterable[str], mark: str = "data-claim") -> str:
+    """One HTML table of the claims in ``table`` (rows of ``results/claims.csv``), each row marked
+    with its id in the attribute ``mark``."""
     head = ("<tr><th>status</th><th>kind</th><th>claim</th><th>measured vs threshold</th>"
             "<th>statement</th><th>figure</th></tr>")
     rows = []
@@ -80,7 +83,7 @@ def claims_table(table: pd.DataFrame, kinds: Iterable[str]) -> str:
         note = row.get("note")
         note = f' title="{html.escape(note, quote=True)}"' if isinstance(note, str) and note else ""
         rows.append(
-            f'<tr class="{row["status"].replace(" ", "-")}" data-claim="{esc["id"]}">'
+            f'<tr class="{row["status"].replace(" ", "-")}" {mark}="{esc["id"]}">'
             f'<td class="status">{esc["status"]}</td><td>{esc["kind"]}</td>'
             f'<td><code>{esc["id"]}</code><br><span class="small">{esc["paper"]}, {esc["where"]}</span></td>'
             f'<td{note}>{html.escape(_measured(row))}<br><span class="small">{esc["metric"]} '
@@ -89,9 +92,18 @@ def claims_table(table: pd.DataFrame, kinds: Iterable[str]) -> str:
     return f'<table class="claims">\n{head}\n' + "\n".join(rows) + "\n</table>"
 
 
-def claims_section(title: str, table: pd.DataFrame, kinds: Iterable[str]) -> str:
-    """A heading and the claims table of one section."""
-    return f"<h3>{html.escape(title)}</h3>\n{claims_table(table, kinds)}"
+def paper_section(table: pd.DataFrame, paper: str, kinds: Iterable[str]) -> str:
+    """One paper's claims (``table``'s rows that name it), folded under its summary line, with its
+    reference and the command that judges it alone."""
+    ref = PAPERS[paper]
+    rows = of_paper(table, paper)
+    arxiv = f"https://arxiv.org/abs/{ref.arxiv}"
+    return (f'<details data-paper="{paper}"><summary>{html.escape(paper_summary(table, paper))}'
+            f"</summary>\n<p class=\"small\"><i>{html.escape(ref.title)}</i>, {html.escape(ref.venue)}; "
+            f'<a href="{arxiv}">arXiv {ref.arxiv}</a>, <a href="{html.escape(ref.url, quote=True)}">'
+            f"{html.escape(ref.url)}</a>; read: {html.escape(ref.read)}. Judged alone by "
+            f"<code>make paper PAPER={paper}</code>.</p>\n"
+            f'{claims_table(rows, kinds, mark="data-paper-claim")}\n</details>')
 
 
 def front_page_text(template: str, summary: str, table: pd.DataFrame | None, kinds: Iterable[str],
@@ -101,8 +113,14 @@ def front_page_text(template: str, summary: str, table: pd.DataFrame | None, kin
     if table is None:
         block = ""
     else:
-        sections = claims_section(f"All {len(table)} claims of this run", table, kinds)
-        body = f'{STYLE}\n<div class="claims-page">\n{sections}\n</div>'
+        papers = [paper_section(table, p, kinds) for p in PAPERS
+                  if "papers" in table and len(of_paper(table, p))]
+        sections = [
+            *(["<h3>By paper</h3>", *papers] if papers else []),
+            f"<h3>All {len(table)} claims of this run</h3>",
+            claims_table(table, kinds),
+        ]
+        body = "\n".join([STYLE, '<div class="claims-page">', *sections, "</div>"])
         # raw HTML in reStructuredText, kept from Snakemake's Jinja pass over the page
         block = ".. raw:: html\n\n" + "\n".join(
             f"   {line}" for line in ["{% raw %}", *body.splitlines(), "{% endraw %}"])

@@ -64,6 +64,34 @@ rule claims:
         "../scripts/claims/gather.py"
 
 
+rule paper_claims:
+    """Evaluate one paper's claims (registry: expressivity.claims.PAPERS), joint ones included,
+    from the tables they read, and draw the figures they name: `make paper PAPER=<key>` runs
+    only the jobs these need. Each row is the one its stage's claims table has."""
+    input:
+        tables=lambda wc: paper_inputs(wc.paper)["tables"],
+        figures=lambda wc: paper_inputs(wc.paper)["figures"],
+        lib=lambda wc: [
+            *script_deps("claims", "paper"),
+            *paper_inputs(wc.paper)["lib"],
+        ],
+    output:
+        "results/papers/{paper}.csv",
+    log:
+        "logs/papers/{paper}.log",
+    wildcard_constraints:
+        paper="|".join(PAPERS),
+    conda:
+        ENV
+    resources:
+        runtime=CHEAP_RUNTIME,
+    params:
+        paper="{paper}",
+        seed=config["seed"],
+    script:
+        "../scripts/claims/paper.py"
+
+
 rule plan_vs_measured:
     """Planned (the rules' runtime, as `make plan` prints it) against measured time per job."""
     input:
@@ -104,42 +132,56 @@ def judged_stages(dag):
     return [s for s in STAGES if f"results/claims/{s}.csv" in outputs]
 
 
-def run_summary(stages):
+def judged_papers(dag):
+    """The papers whose claims table (``make paper``) this run built or found up to date."""
+    outputs = {str(f) for job in dag.jobs for f in job.output}
+    return [p for p in PAPERS if f"results/papers/{p}.csv" in outputs]
+
+
+def run_summary(stages, papers):
     """The run's last line, from the claims tables of ``stages`` (never from a results/claims.csv
-    this run did not rebuild); after a partial run it names the stages it covers."""
-    if not stages:
-        return (
-            "No claims judged: this run's targets include no stage's claims table "
-            "(`make` or `make ARGS=<stage>` judge them)."
-        )
+    this run did not rebuild), and each paper's line: of ``papers`` (their own tables) when no
+    stage was judged, of every paper when every stage was. After a partial run the line names the
+    stages it covers."""
     import pandas as pd
-    from expressivity.claims import summary_line
+    from expressivity.claims import paper_summary, summary_line
     from expressivity.io import read_table
 
-    line = summary_line(
-        pd.concat([read_table(f"results/claims/{s}.csv") for s in stages])
-    )
+    if not stages:
+        lines = {
+            p: paper_summary(read_table(f"results/papers/{p}.csv"), p) for p in papers
+        }
+        line = "\n".join(lines.values()) or (
+            "No claims judged: this run's targets include no stage's or paper's claims table "
+            "(`make`, `make ARGS=<stage>` or `make paper PAPER=<key>` judge them)."
+        )
+        return line, lines
+    table = pd.concat([read_table(f"results/claims/{s}.csv") for s in stages])
+    line = summary_line(table)
     if len(stages) < len(STAGES):
         named = ", ".join(stages)
         line += (
             f" (stage{'s' if len(stages) > 1 else ''} {named} only: "
             f"{len(stages)} of {len(STAGES)} stages)"
         )
-    return line
+        return line, {}
+    return line, {p: paper_summary(table, p) for p in PAPERS}
 
 
 def write_run_summary(dag):
-    """Print the run's summary line and record it, with the stages and config files it covers."""
+    """Print the run's summary line and record it, with each paper's line, the stages and papers
+    and the config files it covers."""
     import hashlib
     import json
     from datetime import datetime, timezone
 
-    stages = judged_stages(dag)
-    line = run_summary(stages)
+    stages, papers = judged_stages(dag), judged_papers(dag)
+    line, lines = run_summary(stages, papers)
     record = {
         "summary": line,
         "stages": stages,
         "all_stages": len(stages) == len(STAGES),
+        "papers": lines,
         "configfiles": [os.path.relpath(f) for f in workflow.configfiles],
         "config_sha256": [
             hashlib.sha256(Path(f).read_bytes()).hexdigest()

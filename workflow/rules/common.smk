@@ -27,7 +27,7 @@ sys.path.insert(0, str(PROJECT / "workflow"))
 # job scripts inherit this process's sys.path.
 sys.path.insert(0, str(PROJECT / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
-from expressivity.claims import STAGES, stage_claims  # noqa: E402
+from expressivity.claims import PAPERS, STAGES, paper_claims, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from job_params import find, job_settings, scopes, what_lowers  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
@@ -304,6 +304,20 @@ def claim_tables(stage):
     """The tables the stage's claims read (expressivity.claims.<stage>), as paths."""
     names = sorted({name for claim in stage_claims(stage) for name in claim.tables})
     return [table(stage, name) for name in names]
+
+
+def paper_inputs(paper):
+    """What one paper's claims need (``make paper PAPER=<key>``): the tables they read, the
+    figures they name, and the claims modules of their stages (every stage they come from).
+    """
+    claims = paper_claims(paper)
+    return {
+        "tables": sorted({table(c.stage, name) for c in claims for name in c.tables}),
+        "figures": sorted({path for c in claims for path in figure(c.stage, c.figure)}),
+        "lib": sorted(
+            {dep for c in claims for dep in lib_deps(claims_module(c.stage))}
+        ),
+    }
 
 
 def claims_module(stage):
