@@ -125,6 +125,14 @@ record: $(STAMP)
 	$(BIN)/python benchmarks/records.py record-run
 	$(BIN)/python benchmarks/records.py readme --write
 
+# A release, after a full default `make` with nothing left to do, on a clean tree: the CHANGELOG's
+# Unreleased section becomes VERSION's with the run's summary line, pyproject.toml and CITATION.cff
+# follow, one commit, the bundle dist/expressivity-VERSION.tar.gz and the local tag vVERSION
+# (`git push origin vVERSION` publishes it: .github/workflows/release.yml).
+VERSION ?=
+release: $(STAMP)
+	@$(BIN)/python workflow/release.py release "$(VERSION)"
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/snakemake --lint --configfile config/ci.yaml
@@ -135,10 +143,11 @@ lint: $(STAMP)
 config-docs: $(STAMP)
 	$(BIN)/python workflow/config_docs.py --write
 
-# Regenerate the README's table of claims from the registry and its measured numbers from the
-# record (benchmarks/records.csv).
+# Regenerate the README's table of claims and references from the registry, its measured numbers
+# from the record (benchmarks/records.csv), and CITATION.cff.
 readme: $(STAMP)
 	$(BIN)/python tests/readme_claims.py --write
+	$(BIN)/python workflow/release.py citation --write
 	$(BIN)/python benchmarks/records.py readme --write
 
 clean:

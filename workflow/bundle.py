@@ -5,8 +5,9 @@ The archive ``dist/expressivity-<commit>.tar.gz`` holds ``figures/``, every CSV 
 the sha256 and size of every file, the config the run used, the name and version of every package
 installed in the environment that built it, the sha256 of ``requirements.lock`` and of
 ``requirements-torch.lock`` (torch's CPU build) and the packages whose installed version differs
-from them, the git commit (and whether the tree had uncommitted changes) and the claims summary.
-The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
+from them, the git commit (and whether the tree had uncommitted changes) and the claims summary
+(the run's line and each paper's, from ``results/run/summary.json``). The archive is
+deterministic: sorted members, fixed times and owners, gzip without a timestamp.
 ``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs but the
 records of measured times) that differ between two runs, each given as an archive or as a checkout
 that holds a run: the check that a refactor left every output byte-identical, or what a changed
@@ -113,9 +114,18 @@ def manifest(root: Path, files: list[Path], config: Path) -> dict:
         "lock": lock_record(root, packages),
         "torch_lock": lock_record(root, packages, "requirements-torch.lock"),
         "claims": {"total": len(statuses), "passed": statuses.count("pass")},
+        "summary": run_record(root).get("summary"),
+        "papers": run_record(root).get("papers", {}),
         "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
                   for f in files},
     }
+
+
+def run_record(root: Path) -> dict:
+    """The last run's record (``results/run/summary.json``: its summary line, each paper's line,
+    the stages and config files it covers), or ``{}``."""
+    path = root / "results/run/summary.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -126,11 +136,12 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def build(root: Path, config: Path, out_dir: Path) -> Path:
+def build(root: Path, config: Path, out_dir: Path, name: str | None = None) -> Path:
+    """The archive ``<out_dir>/expressivity-<name>.tar.gz`` (``name`` by default the commit)."""
     files = collect(root)
     info = manifest(root, files, config)
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"expressivity-{info['commit'][:12]}.tar.gz"
+    target = out_dir / f"expressivity-{name or info['commit'][:12]}.tar.gz"
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         _add(tar, "MANIFEST.json", json.dumps(info, indent=2, sort_keys=True).encode() + b"\n")
@@ -194,6 +205,7 @@ def main() -> int:
     make = sub.add_parser("build", help="bundle the outputs of the last run")
     make.add_argument("--config", default="config/config.yaml", type=Path)
     make.add_argument("--out", default="dist", type=Path)
+    make.add_argument("--name", help="the archive's name after expressivity- (default: the commit)")
     check = sub.add_parser("verify", help="check an archive against its manifest")
     check.add_argument("archive", type=Path)
     diff = sub.add_parser("compare", help="the tables that differ between two runs "
@@ -203,7 +215,7 @@ def main() -> int:
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]
     if args.command == "build":
-        print(build(root, args.config, root / args.out))
+        print(build(root, args.config, root / args.out, args.name))
         return 0
     if args.command == "compare":
         outcome = compare(args.first, args.second)

@@ -368,3 +368,43 @@ def test_last_line_is_computed_from_this_runs_claims_tables(built_copy):
     figure_only = built_copy.run("figures/hardmax_vs_softmax/theorem1_gaps.png", "--forcerun",
                                  "hardmax_vs_softmax_plot_theorem1_gaps", config="config/zero.yaml")
     assert figure_only.stdout.strip().splitlines()[-1].startswith("No claims judged")
+
+
+#: The prefixes of a stage's rule names (its compute rules, and the gather and plot rules
+#: generated for it).
+RULE_PREFIXES = {"hardmax_vs_softmax": "hvs_", "sparse_approximation": "sa_", "memorization": "mem_",
+                 "universal_approximation": "ua_", "trained_models": "tm_"}
+
+
+def stage_of(rule: str) -> str | None:
+    return next((s for s, p in RULE_PREFIXES.items() if rule.startswith((p, f"{s}_"))), None)
+
+
+@pytest.mark.parametrize("paper", ["zaheer2020", "kajitsuka2024"])
+def test_a_paper_runs_only_the_jobs_its_claims_need(fresh_copy, paper):
+    """`make paper PAPER=<key>`: the jobs of the stages its claims come from, and of no other
+    stage; no stage's claims table, no gathered table of all claims."""
+    from expressivity.claims import paper_claims
+
+    stages = {c.stage for c in paper_claims(paper)}
+    jobs = fresh_copy.planned_jobs(f"results/papers/{paper}.csv")
+    assert jobs.pop("paper_claims") == 1
+    assert {stage_of(rule) for rule in jobs} == stages, jobs
+    if paper == "zaheer2020":  # BigBird's three checks: its own table and two figures
+        assert set(jobs) == {"hvs_bigbird", "hardmax_vs_softmax_gather_bigbird",
+                             "hardmax_vs_softmax_plot_bigbird_accuracy",
+                             "hardmax_vs_softmax_plot_bigbird_beta"}
+
+
+def test_a_papers_claims_are_its_stages_rows_and_its_line_the_last(built_copy):
+    from expressivity.claims import paper_summary
+
+    out = built_copy.run("results/papers/kajitsuka2024.csv").stdout.strip()
+    paper = pd.read_csv(built_copy.path / "results/papers/kajitsuka2024.csv")
+    claims = pd.read_csv(built_copy.path / "results/claims.csv").set_index("id")
+    assert len(paper) == claims["papers"].str.contains("kajitsuka2024").sum()
+    pd.testing.assert_frame_equal(paper.set_index("id"), claims.loc[paper["id"]])
+    line = paper_summary(paper, "kajitsuka2024")
+    assert out.splitlines()[-1] == line
+    record = json.loads((built_copy.path / "results/run/summary.json").read_text())
+    assert record["summary"] == line and record["papers"] == {"kajitsuka2024": line}

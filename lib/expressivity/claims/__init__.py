@@ -112,8 +112,8 @@ PAPERS = {p.key: p for p in (
           "https://arxiv.org/abs/2007.14062", "", "kajitsuka_sato.md"),
     Paper("likhosherstov2021", "Likhosherstov, Choromanski & Weller 2021",
           ("Likhosherstov, Valerii", "Choromanski, Krzysztof", "Weller, Adrian"),
-          "On the Expressive Power of Self-Attention Matrices (AAAI 2023: On the Expressive "
-          "Flexibility of Self-Attention Matrices)", "AAAI 2023", 2021, "2106.03764",
+          "On the Expressive Power of Self-Attention Matrices", "AAAI 2023 (as \"On the Expressive "
+          "Flexibility of Self-Attention Matrices\")", 2021, "2106.03764",
           "arXiv v1/v2 abstract and the AAAI 2023 first page",
           "https://arxiv.org/abs/2106.03764", "000", "likhosherstov.md"),
     Paper("yun2020a", "Yun et al. 2020a",
@@ -471,3 +471,17 @@ def markdown_table() -> str:
             lines.append("| " + " | ".join(s.replace("|", "\\|") for s in cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def references_markdown() -> str:
+    """The README's list of references: every paper (``PAPERS``) with its key, its claims and the
+    command that judges them alone, and which version and parts of it our notes were made from."""
+    lines = []
+    for key, p in PAPERS.items():
+        authors = ", ".join(" ".join(reversed(a.split(", ", 1))) for a in p.authors)
+        arxiv = f"https://arxiv.org/abs/{p.arxiv}"
+        published = "" if p.url == arxiv else f"; [published version]({p.url})"
+        lines.append(f"- **{p.cite}** (`{key}`): {authors}. *{p.title}*. {p.venue}. "
+                     f"arXiv [{p.arxiv}]({arxiv}){published}. Read: {p.read}. "
+                     f"{len(paper_claims(key))} claims: `make paper PAPER={key}`.")
+    return "\n".join(lines) + "\n"
