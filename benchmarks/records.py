@@ -14,7 +14,10 @@ One row per measured quantity: ``key, value, unit, measured`` (the date), ``mach
 README.md never types these numbers: each sits between ``<!-- record:KEY -->`` and
 ``<!-- /record -->`` (the per-stage table between ``<!-- record-table:stages -->`` and
 ``<!-- /record-table -->``), filled from the record by ``readme --write`` (``make readme``); a
-test fails when the README and the record disagree.
+test fails when the README and the record disagree. The default run's summary line, at the top of
+the README (``<!-- expected-summary -->``), is the recorded one with the findings it failed, and
+says so when the claims have changed since it was recorded (the record keeps a fingerprint of the
+claims the run judged: their ids and kinds).
 """
 
 from __future__ import annotations
@@ -28,12 +31,16 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+from expressivity.claims import KINDS, STAGES, registry  # noqa: E402
+
 RECORDS = ROOT / "benchmarks" / "records.csv"
 README = ROOT / "README.md"
 COLUMNS = ["key", "value", "unit", "measured", "machine", "source"]
@@ -41,6 +48,7 @@ DEFAULT_CONFIG = "config/config.yaml"
 
 MARK = re.compile(r"<!-- record:([\w.]+)(?:@(measured|machine|source))? -->(.*?)<!-- /record -->", re.S)
 TABLE = re.compile(r"(<!-- record-table:(\w+) -->\n)(.*?)(<!-- /record-table -->)", re.S)
+SUMMARY = re.compile(r"(<!-- expected-summary -->\n)(.*?)(<!-- /expected-summary -->)", re.S)
 
 
 def machine() -> str:
@@ -106,10 +114,40 @@ def stage_table(records: pd.DataFrame, stages: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def filled(text: str, records: pd.DataFrame, stages: list[str]) -> str:
+def fingerprint(claims: list[tuple[str, str]]) -> str:
+    """A short sha256 of the claims' ``(id, kind)`` pairs, in order: what a summary line counts."""
+    return hashlib.sha256("\n".join(f"{i} {k}" for i, k in claims).encode()).hexdigest()[:16]
+
+
+def expected_summary(records: pd.DataFrame, claims: list[tuple[str, str]]) -> str:
+    """The README's expected last line: the recorded default run's summary line (quoted) and the
+    findings it failed, with when and where it was measured; when the claims (``(id, kind)`` of
+    the registry now) differ from those the run judged, a sentence that says so instead."""
+    rows = records.set_index("key")
+    counts = Counter(kind for _, kind in claims)
+    now = ", ".join(f"{counts[k]} {k}s" for k in KINDS)
+    if "run.summary" not in rows.index:
+        return (f"No default run of the current claims ({now}) is recorded yet: after `make`, "
+                "`make record` writes its last line here.\n")
+    run = rows.loc["run.summary"]
+    failed = rows.loc["run.failed_findings", "value"] if "run.failed_findings" in rows.index else ""
+    line = f"> {run['value']}\n\n"
+    if rows.loc["run.claims", "value"] != fingerprint(claims):
+        return (line + f"This is the line of a default run recorded on {run['measured']}, before the "
+                f"claims last changed (they are now {now}): after `make`, `make record` updates "
+                "it.\n")
+    failed = (f"The findings it fails: {', '.join(f'`{i}`' for i in failed.split())}. "
+              if failed else "It fails no finding. ")
+    return (line + failed + f"(Recorded on {run['measured']}, {run['machine']}, by `{run['source']}`; "
+            "a test checks that it counts the claims the registry holds now.)\n")
+
+
+def filled(text: str, records: pd.DataFrame, stages: list[str],
+           claims: list[tuple[str, str]]) -> str:
     """``text`` with every record marker filled from ``records``: ``<!-- record:KEY -->`` the
-    value, ``<!-- record:KEY@measured -->`` (or ``@machine``, ``@source``) that column; a key the
-    record lacks is an error naming it."""
+    value, ``<!-- record:KEY@measured -->`` (or ``@machine``, ``@source``) that column, the
+    per-stage table, and the expected summary line against ``claims`` (the registry's ``(id,
+    kind)``); a key the record lacks is an error naming it."""
     rows = records.set_index("key")
     missing = sorted({m[1] for m in MARK.finditer(text)} - set(rows.index))
     if missing:
@@ -121,12 +159,14 @@ def filled(text: str, records: pd.DataFrame, stages: list[str]) -> str:
         return f"<!-- record:{m[1]}{'@' + m[2] if m[2] else ''} -->{value}<!-- /record -->"
 
     text = MARK.sub(fill, text)
+    text = SUMMARY.sub(lambda m: m[1] + expected_summary(records, claims) + m[3], text)
     return TABLE.sub(lambda m: m[1] + stage_table(records, stages) + m[4], text)
 
 
 def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
-    """What a finished full run of the default config in ``root`` measured: its summary line,
-    and each stage's summed compute time and largest job (from Snakemake's benchmark records).
+    """What a finished full run of the default config in ``root`` measured: its summary line, the
+    findings it failed and the fingerprint of the claims it judged (``results/claims.csv``), and
+    each stage's summed compute time and largest job (from Snakemake's benchmark records).
     Refused (``ValueError``) for a partial run, another config, or a config edited since."""
     summary_path = root / "results/run/summary.json"
     if not summary_path.is_file():
@@ -138,7 +178,13 @@ def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
                          f"the record holds a full run of {DEFAULT_CONFIG} only")
     if summary["config_sha256"] != [hashlib.sha256(config.read_bytes()).hexdigest()]:
         raise ValueError(f"{DEFAULT_CONFIG} changed since the last run: run `make` again")
-    rows: dict[str, tuple[object, str]] = {"run.summary": (summary["summary"], "text")}
+    claims = pd.read_csv(root / "results/claims.csv", dtype=str, keep_default_na=False)
+    failed = claims[(claims["kind"] == "finding") & (claims["status"] == "fail")]["id"]
+    rows: dict[str, tuple[object, str]] = {
+        "run.summary": (summary["summary"], "text"),
+        "run.failed_findings": (" ".join(failed), "text"),
+        "run.claims": (fingerprint(list(zip(claims["id"], claims["kind"], strict=True))), "text"),
+    }
     for stage in stages:
         times = {p.stem: float(pd.read_csv(p, sep="\t")["s"].iloc[0])
                  for p in sorted((root / "results/benchmarks" / stage).glob("*.tsv"))}
@@ -168,9 +214,6 @@ def install_records(root: Path) -> dict[str, tuple[object, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(ROOT / "lib"))
-    from expressivity.claims import STAGES
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     readme = sub.add_parser("readme", help="check README.md against the record (exit 1 if stale)")
@@ -195,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {len(rows)} values of the default run in {RECORDS.relative_to(ROOT)}")
         return 0
     text = README.read_text()
-    fresh = filled(text, read(), list(STAGES))
+    fresh = filled(text, read(), list(STAGES), [(c.id, c.kind) for c in registry()])
     if args.write:
         README.write_text(fresh)
     elif fresh != text:
