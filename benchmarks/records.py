@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import platform
 import re
@@ -39,7 +38,9 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
+sys.path.insert(0, str(ROOT / "workflow"))
 from expressivity.claims import KINDS, STAGES, registry  # noqa: E402
+from last_line import not_a_full_run, read_record  # noqa: E402
 
 RECORDS = ROOT / "benchmarks" / "records.csv"
 README = ROOT / "README.md"
@@ -168,16 +169,10 @@ def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
     findings it failed and the fingerprint of the claims it judged (``results/claims.csv``), and
     each stage's summed compute time and largest job (from Snakemake's benchmark records).
     Refused (``ValueError``) for a partial run, another config, or a config edited since."""
-    summary_path = root / "results/run/summary.json"
-    if not summary_path.is_file():
-        raise ValueError(f"{summary_path} is missing: run `make` (the default config) first")
-    summary = json.loads(summary_path.read_text())
-    config = root / DEFAULT_CONFIG
-    if summary["configfiles"] != [DEFAULT_CONFIG] or summary["stages"] != stages:
-        raise ValueError(f"the last run used {summary['configfiles']} on stages {summary['stages']}: "
-                         f"the record holds a full run of {DEFAULT_CONFIG} only")
-    if summary["config_sha256"] != [hashlib.sha256(config.read_bytes()).hexdigest()]:
-        raise ValueError(f"{DEFAULT_CONFIG} changed since the last run: run `make` again")
+    summary = read_record(root)
+    problem = not_a_full_run(summary, root, DEFAULT_CONFIG, stages)
+    if problem:
+        raise ValueError(f"the record holds a full run of {DEFAULT_CONFIG} only, and {problem}")
     claims = pd.read_csv(root / "results/claims.csv", dtype=str, keep_default_na=False)
     failed = claims[(claims["kind"] == "finding") & (claims["status"] == "fail")]["id"]
     rows: dict[str, tuple[object, str]] = {

@@ -29,6 +29,8 @@ import tarfile
 from importlib import metadata
 from pathlib import Path
 
+from last_line import read_record
+
 
 def _benchmark_record(name: str) -> bool:
     """Measured times that are not part of a run's outputs: the per-job records of Snakemake's
@@ -114,18 +116,11 @@ def manifest(root: Path, files: list[Path], config: Path) -> dict:
         "lock": lock_record(root, packages),
         "torch_lock": lock_record(root, packages, "requirements-torch.lock"),
         "claims": {"total": len(statuses), "passed": statuses.count("pass")},
-        "summary": run_record(root).get("summary"),
-        "papers": run_record(root).get("papers", {}),
+        "summary": read_record(root).get("summary"),
+        "papers": read_record(root).get("papers", {}),
         "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
                   for f in files},
     }
-
-
-def run_record(root: Path) -> dict:
-    """The last run's record (``results/run/summary.json``: its summary line, each paper's line,
-    the stages and config files it covers), or ``{}``."""
-    path = root / "results/run/summary.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:

@@ -21,6 +21,30 @@ SUMMARY = Path("results/run/summary.json")
 ASIDE = SUMMARY.with_name("summary.last.json")
 
 
+def config_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_record(root: Path = Path(".")) -> dict:
+    """The last successful run's record under ``root`` (its summary line, each paper's, the stages
+    and config files it covers), or ``{}``."""
+    path = root / SUMMARY
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def not_a_full_run(record: dict, root: Path, config: str, stages: list[str]) -> str | None:
+    """Why ``record`` is not the record of a full run of ``config`` (relative to ``root``) as that
+    file is now, every one of ``stages`` judged; ``None`` when it is."""
+    if not record:
+        return f"{root / SUMMARY} is missing: run `make` first"
+    if record["configfiles"] != [config] or record["stages"] != stages:
+        return (f"the last run used {record['configfiles']} on stages {record['stages']}, not "
+                f"{config} on every stage: run `make`")
+    if record["config_sha256"] != [config_sha256(root / config)]:
+        return f"{config} changed since the last run: run `make` again"
+    return None
+
+
 def before() -> None:
     ASIDE.unlink(missing_ok=True)  # a run that failed after setting one aside proves nothing
     if SUMMARY.is_file():
@@ -36,8 +60,7 @@ def after(config: str, full: bool) -> str | None:
         return None
     last = json.loads(ASIDE.read_text())
     ASIDE.replace(SUMMARY)  # kept for the next run with nothing to do
-    sha = hashlib.sha256(Path(config).read_bytes()).hexdigest()
-    if full and last["all_stages"] and last["config_sha256"] == [sha]:
+    if full and last["all_stages"] and last["config_sha256"] == [config_sha256(Path(config))]:
         return f"Nothing to do: every claims table is as the last run left it. {last['summary']}"
     return None
 

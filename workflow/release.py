@@ -18,7 +18,6 @@ its own bundle to a GitHub release.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import subprocess
 import sys
@@ -33,6 +32,7 @@ sys.path.insert(0, str(ROOT / "workflow"))
 sys.path.insert(0, str(ROOT / "lib"))
 import bundle  # noqa: E402
 from expressivity.claims import PAPERS, STAGES  # noqa: E402
+from last_line import not_a_full_run, read_record  # noqa: E402
 
 DEFAULT_CONFIG = "config/config.yaml"
 UNRELEASED = "## Unreleased"
@@ -124,13 +124,10 @@ def nothing_to_do(root: Path) -> None:
 def last_run(root: Path) -> dict:
     """The record of the last run, refused unless it is a full run of the unchanged default
     config with its report."""
-    record = bundle.run_record(root)
-    sha = hashlib.sha256((root / DEFAULT_CONFIG).read_bytes()).hexdigest()
-    if (not record or record.get("stages") != list(STAGES)
-            or record.get("configfiles") != [DEFAULT_CONFIG] or record.get("config_sha256") != [sha]):
-        raise ReleaseError(f"a release records a full run of {DEFAULT_CONFIG}, and the last run "
-                           f"({record.get('configfiles')} on stages {record.get('stages')}) is not "
-                           "one, or the config changed since: run `make`")
+    record = read_record(root)
+    problem = not_a_full_run(record, root, DEFAULT_CONFIG, list(STAGES))
+    if problem:
+        raise ReleaseError(f"a release records a full run of {DEFAULT_CONFIG}, and {problem}")
     if not (root / "results/report.html").is_file():
         raise ReleaseError("results/report.html is missing: run `make` (or `make report`)")
     return record
