@@ -2,7 +2,7 @@
 log-log slopes; the title states the claim connections_linear as the claims table judged it."""
 
 from expressivity.claims import verdict_lines
-from expressivity.claims.universal_approximation import CONNECTION_SLOPES
+from expressivity.claims.universal_approximation.sparse_patterns import CONNECTION_SLOPES
 from expressivity.fit import loglog_fit
 from expressivity.io import read_table
 from expressivity.joblog import job_log
