@@ -67,7 +67,8 @@ rule claims:
 rule paper_claims:
     """Evaluate one paper's claims (registry: expressivity.claims.PAPERS), joint ones included,
     from the tables they read, and draw the figures they name: `make paper PAPER=<key>` runs
-    only the jobs these need. Each row is the one its stage's claims table has."""
+    only the jobs these need (a figure whose title states its claims' verdicts also needs its
+    stage's claims table). Each row is the one its stage's claims table has."""
     input:
         tables=lambda wc: paper_inputs(wc.paper)["tables"],
         figures=lambda wc: paper_inputs(wc.paper)["figures"],
@@ -139,23 +140,26 @@ def judged_papers(dag):
 
 
 def run_summary(stages, papers):
-    """The run's last line, from the claims tables of ``stages`` (never from a results/claims.csv
-    this run did not rebuild), and each paper's line: of ``papers`` (their own tables) when no
-    stage was judged, of every paper when every stage was. After a partial run the line names the
-    stages it covers."""
+    """The run's last line and each paper's line. After ``make paper`` (``papers`` judged), the
+    lines of those papers, from their own tables (a stage's claims table such a run builds only
+    feeds a figure's title). Otherwise the line of the claims tables of ``stages`` (never from a
+    results/claims.csv this run did not rebuild), naming the stages it covers after a partial run,
+    with every paper's line after a full one."""
     import pandas as pd
     from expressivity.claims import paper_summary, summary_line
     from expressivity.io import read_table
 
-    if not stages:
+    if papers:
         lines = {
             p: paper_summary(read_table(f"results/papers/{p}.csv"), p) for p in papers
         }
-        line = "\n".join(lines.values()) or (
+        return "\n".join(lines.values()), lines
+    if not stages:
+        return (
             "No claims judged: this run's targets include no stage's or paper's claims table "
-            "(`make`, `make ARGS=<stage>` or `make paper PAPER=<key>` judge them)."
+            "(`make`, `make ARGS=<stage>` or `make paper PAPER=<key>` judge them).",
+            {},
         )
-        return line, lines
     table = pd.concat([read_table(f"results/claims/{s}.csv") for s in stages])
     line = summary_line(table)
     if len(stages) < len(STAGES):
