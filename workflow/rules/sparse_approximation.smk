@@ -142,7 +142,7 @@ FIGURES[SA] = {
     "d_min_vs_tolerances": plot("vary"),
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
-    "optimised_inputs": plot("optimised_inputs"),
+    "optimised_inputs": plot("optimised_inputs", verdict=True),
 }
 
 
