@@ -13,12 +13,13 @@ df = read_table(snakemake.input[0], ["pattern", "depth", "cell_accuracy_mean", "
                                      "cell_reliability_lo", "cell_reliability_hi", "chance",
                                      "target"])
 cells = df.groupby(["pattern", "depth"], sort=False, as_index=False).first()
-shift = 0.06 * (cells["pattern"].nunique() - 1) / 2
+patterns = list(dict.fromkeys(cells["pattern"]))
 with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
     for i, (pattern, part) in enumerate(cells.groupby("pattern", sort=False)):
         part = part.sort_values("depth")
         color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-        x = part["depth"] + 0.06 * i - shift  # patterns side by side at each depth
+        # the patterns side by side around each depth, so no marker hides another
+        x = part["depth"] + 0.08 * (i - (len(patterns) - 1) / 2)
         found = part["cell_existence"] == EXISTS
         for ax, y, lo, hi in ((acc_ax, "cell_accuracy_mean", "cell_accuracy_min",
                                "cell_accuracy_max"),
@@ -36,8 +37,9 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
     rel_ax.set_ylabel("fraction of seeds reaching the target\n(95 % Wilson interval)")
     rel_ax.set_ylim(-0.03, 1.03)
     for ax in (acc_ax, rel_ax):
-        ax.set_xticks(sorted(df["depth"].unique()))
-        ax.set_xlim(df["depth"].min() - 0.5, df["depth"].max() + 0.5)
+        depths = sorted(df["depth"].unique())
+        ax.set_xticks(depths)
+        ax.set_xlim(depths[0] - 0.5, depths[-1] + 0.5)
         ax.set_xlabel("encoder depth (attention layers)")
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
