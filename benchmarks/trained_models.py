@@ -23,6 +23,7 @@ is asserted.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import shutil
@@ -107,6 +108,46 @@ print(json.dumps({"ms_per_step": 1000 * (clock() - start) / steps,
                   "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
                   "cpu_kernels": torch.backends.cpu.get_cpu_capability()}))
 """
+
+
+def _rate(kind: str, job, cost_of, steps: int, section: str, **run) -> tuple[float, float, str]:
+    """Steps per second of one default-config job of ``kind`` run in this process for ``steps``
+    steps (a learning rate too small to reach anything; evaluations at half and at the end), the
+    cost model's steps per second for the same job, and the device it ran on."""
+    from expressivity.experiments.trained_models import cost
+
+    half = max(1, steps // 2)
+    settings = {k: v for k, v in TM[section].items() if k not in ("patterns", "depths")}
+    settings.update(lr=[1e-9], budget=2 * half, every=half, window=half, min_gain=0.0)
+    start = time.perf_counter()
+    out = job(seeds=TM["seeds"], lr_decay=TM["lr_decay"], **run, **settings)
+    seconds = time.perf_counter() - start
+    rows = out[1] if isinstance(out, tuple) else out
+    keys = [k for k in inspect.signature(cost_of).parameters if k in settings]
+    planned = cost_of(seeds=TM["seeds"], **{k: settings[k] for k in keys},
+                      **({"depth": 4} if kind == "copy" else {}))[0]
+    per_step = (planned - cost.START_SECONDS) / cost.BUDGET_USED[kind] / (2 * half)
+    return 2 * half / seconds, 1 / per_step, rows[0]["device"]
+
+
+def memorization_rate(steps: int, **run) -> tuple[float, float, str]:
+    """Full-batch epochs per second of the uniform memorization arm (its seeds side by side) and
+    the cost model's (``benchmarks/device_check.py`` measures the GPU's with it)."""
+    from expressivity.experiments.trained_models.cost import memorization_cost
+    from expressivity.experiments.trained_models.memorization import memorization_rows
+
+    return _rate("memorization", lambda **kw: memorization_rows(arm="uniform", **kw),
+                 memorization_cost, steps, "memorization", **run)
+
+
+def copy_rate(steps: int, **run) -> tuple[float, float, str]:
+    """Adam steps per second of the STRIDED copying job at depth 4 (its seeds side by side) and
+    the cost model's."""
+    from expressivity.experiments.trained_models.cost import copy_cost
+    from expressivity.experiments.trained_models.encoders import copy_rows
+
+    return _rate("copy", lambda **kw: copy_rows(pattern="strided", depth=4, **kw), copy_cost,
+                 steps, "copy", **run)
 
 
 def cells() -> list[tuple[str, str, int]]:

@@ -328,6 +328,18 @@ def test_mixers_run_on_the_ci_case(table):
     assert row["note"] and math.isnan(row["measured"]) == (row["status"] == "not evaluated")
 
 
+def test_a_censored_pattern_leaves_a_copying_claim_open_only_if_it_could_change_it(table):
+    """STAR learned in the mean contradicts "STAR and RANDOM fail" whatever RANDOM, still at its
+    budget, does next; a STAR still rising leaves it open."""
+    random_open = (["budget"] + ["plateau"] * 4, [0.7] + [0.5] * 4)
+    learned = copy_case(star=(REACH5, [0.995] * 5), random=random_open)(table)
+    row = assert_fails(CLAIMS["copy_star_random_fail"], learned)
+    assert "RANDOM has a seed at its budget, which cannot change the verdict" in row["note"]
+    rising = copy_case(star=(["budget"] + ["reached"] * 4, [0.9] + [0.995] * 4),
+                       random=(PLATEAU5, [0.5] * 5))(table)
+    assert_not_evaluated(CLAIMS["copy_star_random_fail"], rising, "censored")
+
+
 def test_the_copying_note_says_what_each_trained_mask_covers(table):
     """Whether Yun et al.'s theorem covers a pattern depends on the masks trained (a random draw
     can miss Assumption 1): the note reads it from the cell."""

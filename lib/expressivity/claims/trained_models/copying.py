@@ -67,9 +67,18 @@ class CopyMean:
         note = "; ".join(f"{r['pattern'].upper()} {describe(r)}"
                          + (f" ({coverage(r)})" if coverage(r) else "") for _, r in rows.iterrows())
         note = f"depth {int(rows['depth'].iloc[0])}: {note}"
-        if (runs["outcome"] == "budget").any():
-            return not_evaluated("censored", note + "; a seed at its budget may still move the "
-                                 "mean", precision(rows))
+        censored = set(runs.loc[runs["outcome"] == "budget", "pattern"])
+        if censored:
+            # the patterns whose seeds all stopped may already contradict the statement, which no
+            # longer run of the others can change
+            decided = rows[~rows["pattern"].isin(censored)]["cell_accuracy_mean"]
+            names = _names(tuple(sorted(censored)))
+            if len(decided) and not COMPARISONS[self.op](self.reduce(decided), LEARNED_ACCURACY):
+                return Measurement(float(self.reduce(decided)), precision(rows),
+                                   f"{note}; {names} has a seed at its budget, which cannot "
+                                   "change the verdict")
+            return not_evaluated("censored", f"{note}; a seed of {names} at its budget may "
+                                 "still move the mean", precision(rows))
         return Measurement(float(self.reduce(rows["cell_accuracy_mean"])), precision(rows), note)
 
     def power(self, t, rng: np.random.Generator) -> list[Power]:

@@ -35,11 +35,11 @@ BASE_BYTES = 450 * 2**20
 #: CPU seconds to start a job (interpreter, torch import, dataset).
 START_SECONDS = 3.5
 #: Memorization: overhead per full-batch epoch (s) and per token x hidden unit x seed (s).
-MEM_STEP, MEM_FLOP = 3e-3, 1.5e-8
+MEM_STEP, MEM_FLOP = 1.5e-3, 7.5e-9
 #: Encoders: overhead per layer and step (s) and per multiply-add (s).
-ENC_STEP, ENC_FLOP = 2.25e-3, 1.9e-10
+ENC_STEP, ENC_FLOP = 1.55e-3, 1.3e-10
 #: The share of its budget a job of each kind used on the default run (mean over its jobs).
-BUDGET_USED = {"memorization": 0.24, "heads": 0.15, "width": 0.24, "copy": 0.15, "mixers": 0.66}
+BUDGET_USED = {"memorization": 0.58, "heads": 0.19, "width": 0.56, "copy": 0.30, "mixers": 0.17}
 
 
 def _grid(lr) -> int:
