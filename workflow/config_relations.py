@@ -286,6 +286,13 @@ def _two_n_per_k(n, n_max):
             "has no growth to measure")
 
 
+def _slice_budget(budget, budgets):
+    if budget in budgets:
+        return None
+    return (f"the one-budget slice must be one of the frontier's budgets {show(budgets)}, "
+            f"got {show(budget)}")
+
+
 def _two_classes(n_classes):
     if n_classes >= 2:
         return None
@@ -320,6 +327,11 @@ RELATIONS: list[Relation] = [
     at_most(f"{SA}.optimised.k", f"{SA}.optimised.n",
             "the optimised inputs are searched for targets with every optimised.k at every "
             "optimised.n, so k <= n"),
+    at_most(f"{SA}.frontier.k", f"{SA}.frontier.n",
+            "the frontier's targets have every frontier.k at every frontier.n, so k <= n"),
+    at_most(f"{SA}.frontier.moment_k", f"{SA}.frontier.n",
+            "the moment curve is built for targets with every moment_k at every frontier.n"),
+    Relation((f"{SA}.frontier.slice_budget", f"{SA}.frontier.budgets"), _slice_budget),
     at_most(f"{MEM}.theory.n", f"{MEM}.theory.V",
             "every sequence length n must be at most every |V| (n distinct tokens per sequence)"),
     at_most(f"{MEM}.search.n", f"{MEM}.search.V",
