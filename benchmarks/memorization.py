@@ -25,20 +25,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import cases  # noqa: E402
-import numpy as np  # noqa: E402
+import cases
+import numpy as np
 
-from expressivity.experiments.memorization import contrast, cost, curve, regimes  # noqa: E402
-from expressivity.rank1.contexts import contexts, values_float  # noqa: E402
-from expressivity.rank1.layer import digits_bound, lam_theory, output_scale  # noqa: E402
-from expressivity.rank1.pair_sums import last_crossing_search  # noqa: E402
-from expressivity.rank1.separation import (  # noqa: E402
+from expressivity.experiments.memorization import contrast, cost, curve, regimes
+from expressivity.rank1.contexts import contexts, values_float
+from expressivity.rank1.layer import Rank1Layer, digits_bound, lam_theory, output_scale
+from expressivity.rank1.pair_sums import last_crossing_search
+from expressivity.rank1.separation import (
     cross_token_min,
     separation_arb,
     separation_certified,
     separation_float,
 )
-from expressivity.reference.memorization import (  # noqa: E402
+from expressivity.reference.memorization import (
     context_values_mpmath,
     cross_token_min_brute_force,
 )
@@ -55,16 +55,15 @@ def best(fn, repeat: int = 3) -> float:
 
 def regime_i() -> None:
     c = cases.MEM_CURVE
-    V, d, n = c["V"], c["d"], c["n"]  # noqa: N806
+    V, d, n = c["V"], c["d"], c["n"]
     ds, v, _ = curve.curve_dataset(**{k: c[k] for k in ("seed", "V", "d", "n", "n_classes",
                                                               "r_min", "r_max", "eps")})
     cx = contexts(ds, v)
-    alpha = output_scale(ds.eps, ds.r_max)
     lam = lam_theory(n, d, V, ds.eps, ds.r_min)
     digits = digits_bound(lam, ds.r_max)
-    t_float = best(lambda: separation_float(ds, cx, lam, alpha, v))
-    t_arb = best(lambda: separation_arb(ds, cx, v, lam, alpha, v, digits), repeat=1)
-    t_norm = best(lambda: separation_certified(ds, cx, v, lam, alpha, v))
+    t_float = best(lambda: separation_float(ds, cx, Rank1Layer.for_dataset(ds, v, lam)))
+    t_arb = best(lambda: separation_arb(ds, cx, Rank1Layer.for_dataset(ds, v, lam), digits), repeat=1)
+    t_norm = best(lambda: separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam)))
     t_mp = best(lambda: context_values_mpmath(ds, cx, v, lam, digits), repeat=1)
     print(f"regime (i) |V|={V} d={d} n={n} N={ds.N}: lam_theory={lam:.5g}, {digits} digits")
     print(f"  float64 direct          {t_float * 1e3:10.2f} ms   (ratio 1)")
@@ -81,9 +80,9 @@ def regime_ii() -> None:
     alpha = output_scale(ds.eps, ds.r_max)
     t_search = best(lambda: last_crossing_search(cx), repeat=1)
     lam = last_crossing_search(cx)["lam_last_crossing"] * 1.01
-    t_float = best(lambda: separation_float(ds, cx, lam, alpha, v))
-    t_norm = best(lambda: separation_certified(ds, cx, v, lam, alpha, v), repeat=1)
-    res = separation_certified(ds, cx, v, lam, alpha, v)
+    t_float = best(lambda: separation_float(ds, cx, Rank1Layer.for_dataset(ds, v, lam)))
+    t_norm = best(lambda: separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam)), repeat=1)
+    res = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam))
     # the brute force holds all pairs of outputs: a smaller dataset (N = 200) keeps it to ~100 MB
     small, vs, _ = regimes.dataset_with_projection(
         np.random.default_rng(1), V=64, d=8, n=6, N=200, n_classes=4, r_min=1.0, r_max=2.0,
@@ -93,7 +92,7 @@ def regime_ii() -> None:
     t_cross = best(lambda: cross_token_min(small, cs, c, alpha, vs))
     t_brute = best(lambda: cross_token_min_brute_force(small, cs, c, alpha, vs), repeat=1)
     print(f"regime (ii) |V|=64 d=8 n=6 N=1000: last-crossing search {t_search:.2f} s; at "
-          f"lam_star={lam:.4g} (direct would need {res['digits_needed']:.0f} digits)")
+          f"lam_star={lam:.4g} (direct would need {res.digits_needed:.0f} digits)")
     print(f"  float64 direct          {t_float * 1e3:10.2f} ms   (ratio 1; reads delta = 0)")
     print(f"  arb normalised          {t_norm * 1e3:10.2f} ms   ratio {t_norm / t_float:10.1f}")
     print(f"  cross-token minimum (N = 200) {t_cross * 1e3:.2f} ms, brute force "
@@ -101,12 +100,12 @@ def regime_ii() -> None:
 
 
 def jobs() -> None:
-    work = {f"theory d={d} V={V}": (  # noqa: N803
+    work = {f"theory d={d} V={V}": (
         lambda d=d, V=V: regimes.theory_rows(d=d, V=V, **cases.MEM_THEORY),
         cost.theory_cost(V=V, d=d, **{k: cases.MEM_THEORY[k] for k in (
             "n", "N_max", "r_min", "r_max", "eps", "max_digits")})[0])
         for d, V in cases.MEM_THEORY_POINTS}
-    work.update({f"search d={d} V={V}": (  # noqa: N803
+    work.update({f"search d={d} V={V}": (
         lambda d=d, V=V: regimes.search_rows(d=d, V=V, **cases.MEM_SEARCH),
         cost.search_cost(V=V, d=d, **{k: cases.MEM_SEARCH[k] for k in ("n", "N", "n_grid")})[0])
         for d, V in cases.MEM_SEARCH_POINTS})

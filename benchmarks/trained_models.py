@@ -24,7 +24,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from cases import (  # noqa: E402
+from cases import (
     TM_COPY,
     TM_HEADS,
     TM_HEADS_RUN,
@@ -35,17 +35,17 @@ from cases import (  # noqa: E402
     TM_WIDTH_N,
 )
 
-from expressivity.experiments.trained_models.cost import (  # noqa: E402
+from expressivity.experiments.trained_models.cost import (
     START_SECONDS,
     copy_cost,
     memorization_cost,
 )
-from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows  # noqa: E402
-from expressivity.experiments.trained_models.memorization import (  # noqa: E402
+from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
+from expressivity.experiments.trained_models.memorization import (
     heads_rows,
     memorization_rows,
 )
-from expressivity.experiments.trained_models.width import width_rows  # noqa: E402
+from expressivity.experiments.trained_models.width import width_rows
 
 #: The default run's settings (config/config.yaml), at which the throughput is measured.
 DEFAULT = yaml.safe_load((Path(__file__).parents[1] / "config/config.yaml").read_text())[

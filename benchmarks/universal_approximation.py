@@ -17,20 +17,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import cases  # noqa: E402
+import cases
 
-from expressivity.contextual_mapping import contextual_properties  # noqa: E402
-from expressivity.experiments import universal_approximation as experiments  # noqa: E402
-from expressivity.quantization import grid_digits  # noqa: E402
-from expressivity.reference.universal_approximation import run_integer_reference  # noqa: E402
-from expressivity.selective_shift import (  # noqa: E402
+from expressivity.contextual_mapping import contextual_properties
+from expressivity.experiments.universal_approximation import (
+    approximation,
+    lemma6,
+    patterns,
+    polynomial,
+)
+from expressivity.quantization import grid_digits
+from expressivity.reference.universal_approximation import run_integer_reference
+from expressivity.selective_shift import (
     compare_with_reference,
     dense_network,
     positional_network,
     run_attention,
     run_integer,
 )
-from expressivity.sparse_patterns import pattern_masks  # noqa: E402
+from expressivity.sparse_patterns import pattern_masks
 
 
 def rate(fn, inputs: int, repeat: int = 3) -> float:
@@ -69,30 +74,30 @@ def main() -> None:
     print(f"{'check':<40}{'inputs/s':>14}{'vs integer ref':>16}")
     for name, r in results.items():
         print(f"{name:<40}{r:>14.0f}{r / ref:>16.3f}")
-    jobs = {f"lemma6 m={m} d={d} n={n}": lambda m=m, d=d, n=n: experiments.lemma6_check(
+    jobs = {f"lemma6 m={m} d={d} n={n}": lambda m=m, d=d, n=n: lemma6.lemma6_check(
         m=m, d=d, n=n, **cases.UA_LEMMA6) for m, d, n in cases.UA_LEMMA6_GRIDS}
-    jobs.update({f"approximation {t} d={d}": lambda t=t, d=d: experiments.approximation_table(
+    jobs.update({f"approximation {t} d={d}": lambda t=t, d=d: approximation.approximation_table(
         target=t, d=d, **cases.UA_APPROXIMATION)
         for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
     jobs.update({
-        "patterns": lambda: experiments.assumption_table(**cases.UA_PATTERNS),
-        "sparse_mapping": lambda: experiments.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
-        "polynomial_staircase": lambda: experiments.staircase_table(**cases.UA_STAIRCASE),
-        "polynomial_regression": lambda: experiments.regression_table(**cases.UA_REGRESSION),
+        "patterns": lambda: patterns.assumption_table(**cases.UA_PATTERNS),
+        "sparse_mapping": lambda: patterns.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
+        "polynomial_staircase": lambda: polynomial.staircase_table(**cases.UA_STAIRCASE),
+        "polynomial_regression": lambda: polynomial.regression_table(**cases.UA_REGRESSION),
     })
     print(f"\n{'ci.yaml job':<40}{'seconds':>14}{'predicted':>12}")
-    costs = {f"lemma6 m={m} d={d} n={n}": experiments.lemma6_cost(m=m, d=d, n=n, **cases.UA_LEMMA6)
+    costs = {f"lemma6 m={m} d={d} n={n}": lemma6.lemma6_cost(m=m, d=d, n=n, **cases.UA_LEMMA6)
              for m, d, n in cases.UA_LEMMA6_GRIDS}
     settings = {k: cases.UA_APPROXIMATION[k] for k in ("inv_delta", "samples", "n", "grid_budget",
                                                        "memorization_budget")}
-    costs.update({f"approximation {t} d={d}": experiments.approximation_cost(
+    costs.update({f"approximation {t} d={d}": approximation.approximation_cost(
         target=t, d=d, **settings) for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
-    for name, cost, case in (("patterns", experiments.assumption_cost, cases.UA_PATTERNS),
-                             ("sparse_mapping", experiments.sparse_mapping_cost,
+    for name, cost, case in (("patterns", patterns.assumption_cost, cases.UA_PATTERNS),
+                             ("sparse_mapping", patterns.sparse_mapping_cost,
                               cases.UA_SPARSE_MAPPING),
-                             ("polynomial_staircase", experiments.staircase_cost,
+                             ("polynomial_staircase", polynomial.staircase_cost,
                               cases.UA_STAIRCASE),
-                             ("polynomial_regression", experiments.regression_cost,
+                             ("polynomial_regression", polynomial.regression_cost,
                               cases.UA_REGRESSION)):
         # the case's settings the cost model takes (the case also holds the seed)
         keys = cost.__code__.co_varnames[:cost.__code__.co_kwonlyargcount]

@@ -6,11 +6,15 @@ size says so next to the case. One block per stage, each maintained with that st
 """
 
 import copy
+import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+# workflow/ (job_params, config_schema), also where a benchmark imports these cases
+if str(ROOT / "workflow") not in sys.path:
+    sys.path.insert(0, str(ROOT / "workflow"))
 #: config/ci.yaml as written (sections keyed by stage).
 CI = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
 
@@ -50,6 +54,17 @@ def assert_refused(change: dict, named) -> None:
         assert text in str(err.value), str(err.value)
 
 
+def leaves(config: dict, node: dict, path: tuple = ()):
+    """``(dotted key, value, schema node)`` of every scalar and list below ``config``, whose
+    schema is ``node``."""
+    for key, value in config.items():
+        sub = node["properties"][key]
+        if isinstance(value, dict):
+            yield from leaves(value, sub, (*path, key))
+        else:
+            yield ".".join((*path, key)), value, sub
+
+
 SEED = CI["seed"]
 
 
@@ -58,147 +73,142 @@ def section(stage: str) -> dict:
     return CI[stage]
 
 
+def job_params(stage: str, function: str, *sections: str, **declared) -> dict:
+    """Keywords of ``expressivity.experiments.<stage>.<function>`` as the workflow's job passes
+    them on ci.yaml: the one derivation the rules use (``workflow/job_params.py``), with the rule's
+    ``supplied``, ``keys`` and ``given``."""
+    from job_params import job_settings
+
+    return job_settings(CI, stage, function, *sections, **declared).values
+
+
 # ---- hardmax_vs_softmax ----
-# Keywords of the experiments functions (expressivity.experiments.hardmax_vs_softmax), as the
-# workflow's jobs pass them.
-_HVS = section("hardmax_vs_softmax")
+HVS = "hardmax_vs_softmax"
+_HVS = section(HVS)
 #: Every Boltzmann-operator vector of the run (the chunks together).
-HVS_BOLTZMANN = {"seed": SEED, "first": 0, "last": _HVS["boltzmann"]["n_vectors"],
-                 **{k: _HVS["boltzmann"][k] for k in ("size_min", "size_max", "scale_max",
-                                                       "tie_fraction", "spreads", "arb_dps")}}
-HVS_CURVES = {"seed": SEED, "example_betas": _HVS["boltzmann"]["example_betas"]}
-HVS_THEOREM1 = {"seed": SEED, **_HVS["theorem1"]}
+HVS_BOLTZMANN = {**job_params(HVS, "boltzmann.check_vectors", "boltzmann", supplied=["first", "last"]),
+                 "first": 0, "last": _HVS["boltzmann"]["n_vectors"]}
+HVS_CURVES = job_params(HVS, "boltzmann.limit_curves", "boltzmann")
+HVS_THEOREM1 = job_params(HVS, "theorem1.theorem1_tables", "theorem1")
 #: BigBird: one job per ``n`` in ``HVS_BIGBIRD_N``.
-HVS_BIGBIRD = {"seed": SEED,
-               **{k: _HVS["bigbird"][k] for k in ("trials", "beta_min", "beta_max", "n_betas")}}
+HVS_BIGBIRD = job_params(HVS, "bigbird.bigbird_table", "bigbird", supplied=["n"])
 HVS_BIGBIRD_N = _HVS["bigbird"]["n"]
 
+# ---- rank1 (Kajitsuka & Sato's layer) ----
+
+
+def rank1_case(seed: int, V: int = 5, d: int = 2, n: int = 2, N: int | None = None,
+               eps: float = 1.0):
+    """A token-separated dataset of ``N`` (every ``C(V, n)``) sequences with 3 classes, a projection
+    ``v`` meeting the lemma's bound, its contexts and the layer's output scale ``alpha``."""
+    import math
+
+    import numpy as np
+
+    from expressivity.datasets import token_separated_dataset
+    from expressivity.rank1.contexts import contexts
+    from expressivity.rank1.layer import output_scale
+    from expressivity.rank1.projection import draw_projection
+
+    rng = np.random.default_rng(seed)
+    ds = token_separated_dataset(rng, V, d, n, N or math.comb(V, n), 3, eps=eps)
+    v = draw_projection(rng, ds.vocab)[0]
+    return ds, v, contexts(ds, v), output_scale(ds.eps, ds.r_max)
+
+
 # ---- memorization ----
-# Keywords of the experiments functions (expressivity.experiments.memorization.*), as the workflow's
-# jobs pass them; the (d, |V|) sweeps are one job per point.
-_MEM = section("memorization")
-_MEM_SHARED = {"seed": SEED, **{k: _MEM[k] for k in ("n_classes", "r_min", "r_max")}}
+# The (d, |V|) sweeps are one job per point.
+MEM = "memorization"
+_MEM = section(MEM)
 #: Regime (i) at every (d, |V|) of ``MEM_THEORY_POINTS``; ``n`` adds 3 to the run's lengths, so that
 #: two datasets are computed in arbitrary precision within ``max_digits`` and two are not.
-MEM_THEORY = {**_MEM_SHARED, "margin": _MEM["margin"], "n": [2, 3],
-              **{k: _MEM["theory"][k] for k in ("N_max", "eps", "max_digits")}}
+MEM_THEORY = {**job_params(MEM, "regimes.theory_rows", "theory", supplied=["d", "V"]), "n": [2, 3]}
 MEM_THEORY_POINTS = [(d, V) for d in _MEM["theory"]["d"] for V in _MEM["theory"]["V"]]
-MEM_SEARCH = {**_MEM_SHARED, "margin": _MEM["margin"],
-              **{k: _MEM["search"][k] for k in ("n", "N", "eps", "lam_mem", "n_grid")}}
+MEM_SEARCH = job_params(MEM, "regimes.search_rows", "search", supplied=["d", "V"])
 MEM_SEARCH_POINTS = [(d, V) for d in _MEM["search"]["d"] for V in _MEM["search"]["V"]]
-MEM_CURVE = {**_MEM_SHARED, **_MEM["curve"]}
-MEM_HARDMAX = {"seed": SEED, "n_classes": _MEM["n_classes"], **_MEM["hardmax"]}
+MEM_CURVE = job_params(MEM, "curve.curve_rows", "curve")
+MEM_HARDMAX = job_params(MEM, "contrast.hardmax_contrast", "hardmax")
 
 # ---- sparse_approximation ----
+from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS  # noqa: E402
 from expressivity.experiments.sparse_approximation.searches import sweep_points  # noqa: E402
 
 SA = section("sparse_approximation")
-
-
-def _sa(name: str, *keys: str) -> dict:
-    """The settings ``keys`` of ``sparse_approximation.<name>``, as its job's params pass them."""
-    return {key: SA[name][key] for key in keys}
-
-
-#: The section's top-level settings: the target family, R and the tolerances.
-SA_SETTINGS = {key: SA[key] for key in ("target", "R", "eps_ratio", "eps_zero", "delta")}
+_SA = "sparse_approximation"
+_TRIALS = ["n", "k", "first", "trials"]
 #: Keywords of ``experiments.sparse_approximation.searches.sweep_table`` but ``n, k, first,
 #: trials``; its (n, k, trials) points (every n up to the n_max of its k).
-SA_SWEEP = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "device": SA["device"],
-            "mass_rows": SA["mass_rows"]}
+SA_SWEEP = job_params(_SA, "searches.sweep_table", supplied=_TRIALS)
 SA_SWEEP_POINTS = sweep_points(SA["sweep"])
 #: Keywords of ``mass_table`` but ``n, k, first, trials``; its (n, k, trials) points.
-SA_MASS = {**{key: SA[key] for key in ("target", "R", "eps_ratio", "delta")}, "seed": SEED,
-           "search": SA["search"], "device": SA["device"], "mass_rows": SA["mass_rows"],
-           **_sa("mass", "eps", "horizon_fraction")}
+SA_MASS = job_params(_SA, "searches.mass_table", "mass", supplied=_TRIALS)
 SA_MASS_POINTS = sweep_points(SA["mass"])
 #: Keywords of ``models.models_tables`` but the tables.
-SA_MODELS = {"seed": SEED, **SA["models"]}
+SA_MODELS = job_params(_SA, "models.models_tables", "models",
+                       supplied=["sweep", "mass", "reference"])
 #: Keywords of ``reference.reference_table`` (the exact-rule reference of both series).
-SA_REFERENCE = {**{key: SA[key] for key in ("target", "R", "eps_ratio", "eps_zero")}, "seed": SEED,
-                "search": {key: SA["search"][key] for key in ("d_start", "resolution", "min_step")},
-                "sweep": SA["sweep"], "mass": SA["mass"]}
+SA_REFERENCE = job_params(_SA, "reference.reference_table", given={"search": {
+    key: SA["search"][key] for key in ("d_start", "resolution", "min_step")}})
 #: Keywords of ``vary_table`` but ``varied, value``.
-SA_VARY = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], **_sa("vary", "n", "k", "trials")}
+SA_VARY = job_params(_SA, "searches.vary_table", "vary", supplied=["varied", "value"],
+                     keys={key: f"{_SA}.{key}" for key in ("R", "eps_ratio", "eps_zero")})
 #: Keywords of ``jl_table`` (the sweep's n up to ``jl.n_max``).
-SA_JL = {**SA_SETTINGS, "seed": SEED, "n": [n for n in SA["sweep"]["n"] if n <= SA["jl"]["n_max"]],
-         "k": SA["sweep"]["k"], **_sa("jl", "trials", "max_rounds")}
+SA_JL = job_params(_SA, "searches.jl_table", "jl", keys={"k": f"{_SA}.sweep.k"},
+                   given={"n": [n for n in SA["sweep"]["n"] if n <= SA["jl"]["n_max"]]})
 #: Keywords of ``error_table`` but ``k``.
-SA_ERROR = {**SA_SETTINGS, "seed": SEED, **_sa("search", "d_start", "min_step", "block"),
-            **_sa("error", "n", "trials")}
+SA_ERROR = job_params(_SA, "searches.error_table", "error", "search", supplied=["k"])
 #: Keywords of ``construction.module_table``.
-SA_MODULE = {"R": SA["R"], "eps_ratio": SA["eps_ratio"], "eps_zero": SA["eps_zero"], "seed": SEED,
-             **_sa("module", "n", "d", "k", "trials", "max_rounds")}
+SA_MODULE = job_params(_SA, "construction.module_table", "module")
 #: Keywords of ``optimised.optimised_table`` but ``k`` (one job per k of ``SA_OPTIMISED_K``).
-SA_OPTIMISED = {**SA_SETTINGS, "seed": SEED, "search": SA["search"], "device": SA["device"],
-                **_sa("optimised", "n", "trials", "circle_margin"),
-                "optimise": _sa("optimised", "restarts", "d_start", "d_max", "resolution", "steps",
-                                "patience", "check_every", "lr", "margin")}
+SA_OPTIMISED = job_params(_SA, "optimised.optimised_table", "optimised", supplied=["k"],
+                          given={"optimise": {key: SA["optimised"][key] for key in OPTIMISE_KEYS}})
 SA_OPTIMISED_K = SA["optimised"]["k"]
 #: Keywords of ``construction.example_table``.
-SA_EXAMPLE = {**{key: SA[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}, "seed": SEED,
-              "search": SA["search"], "n": SA["module"]["n"], "kind": SA["module"]["example_kind"],
-              "k": SA["module"]["example_k"], "window": SA["module"]["window"]}
+SA_EXAMPLE = job_params(_SA, "construction.example_table", "module",
+                        keys={"kind": f"{_SA}.module.example_kind", "k": f"{_SA}.module.example_k"})
 
 # ---- universal_approximation ----
 UA = section("universal_approximation")
-
-
-def _ua(name: str, *keys: str) -> dict:
-    """The settings ``keys`` of ``universal_approximation.<name>``, as its job's params pass them."""
-    return {key: UA[name][key] for key in keys}
-
-
-#: Keywords of ``experiments.universal_approximation.lemma6_check`` but the grid ``m, d, n``.
-UA_LEMMA6 = {**_ua("lemma6", "beta_min", "beta_max", "softmax_subset"),
-             "grid_budget": UA["grid_budget"]}
+_UA = "universal_approximation"
+#: Keywords of ``experiments.universal_approximation.lemma6.lemma6_check`` but the grid ``m, d, n``.
+UA_LEMMA6 = job_params(_UA, "lemma6.lemma6_check", "lemma6", supplied=["m", "d", "n"])
 #: The Lemma 6 grids ``(1/delta, d, n)`` of ci.yaml within the budget.
 UA_LEMMA6_GRIDS = [(m, d, n) for m in UA["lemma6"]["inv_delta"] for d in UA["lemma6"]["d"]
                    for n in UA["lemma6"]["n"] if m ** (n * d) <= UA["grid_budget"]]
 #: Keywords of ``approximation_table`` but ``target`` and ``d``; every target and d of ci.yaml.
-UA_APPROXIMATION = {**_ua("approximation", "inv_delta", "samples", "n", "lam", "mp_dps",
-                          "memorization_budget"),
-                    "grid_budget": UA["grid_budget"], "seed": SEED}
+UA_APPROXIMATION = job_params(_UA, "approximation.approximation_table", "approximation",
+                              supplied=["target", "d"])
 UA_APPROXIMATION_D = UA["approximation"]["d"]
 UA_TARGETS = UA["approximation"]["targets"] + [UA["approximation"]["positional_target"]]
 #: Keywords of ``assumption_table``, ``sparse_mapping_table``, ``staircase_table`` and
 #: ``regression_table``.
-UA_PATTERNS = {**_ua("patterns", "n", "names"), "seed": SEED}
-UA_SPARSE_MAPPING = {**_ua("sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"),
-                     "seed": SEED}
-UA_STAIRCASE = {**_ua("polynomial", "d", "max_blocks", "max_degree", "n_test"), "seed": SEED}
-UA_REGRESSION = {**_ua("regression", "d", "degree", "n_train", "sigma", "repeats", "n_test"),
-                 "seed": SEED}
+UA_PATTERNS = job_params(_UA, "patterns.assumption_table", "patterns")
+UA_SPARSE_MAPPING = job_params(_UA, "patterns.sparse_mapping_table", "sparse_mapping")
+UA_STAIRCASE = job_params(_UA, "polynomial.staircase_table", "polynomial")
+UA_REGRESSION = job_params(_UA, "polynomial.regression_table", "regression")
 
 # ---- trained_models ----
 TM = section("trained_models")
+_TM = "trained_models"
 #: What every trained-models job gets besides its settings: the root seed, torch threads, device,
 #: the number of seeds and the plateau rule.
 TM_RUN = {"seed": SEED, "threads": TM["threads"], "device": TM["device"], "seeds": TM["seeds"],
           "min_gain": TM["min_gain"]}
-
-
-def _tm(name: str, *keys: str) -> dict:
-    """The settings ``keys`` of ``trained_models.<name>``, as its job's params pass them."""
-    return {key: TM[name][key] for key in keys}
-
-
-_TM_ENCODER = ("n", "vocab", "d_model", "heads", "lr", "batch", "budget", "every", "window",
-               "eval_size")
-_TM_DATA = ("vocab_size", "d", "n", "n_classes")
 #: Keywords of ``experiments.trained_models.memorization.memorization_rows`` but ``arm``.
-TM_MEMORIZATION = {**TM_RUN, **TM["memorization"]}
+TM_MEMORIZATION = job_params(_TM, "memorization.memorization_rows", "memorization",
+                             supplied=["arm"])
 #: Keywords of ``heads_rows`` but ``heads`` and ``size``; the (heads, head size) of ci.yaml.
-TM_HEADS_RUN = {**TM_RUN, **_tm("memorization", *_TM_DATA, "width", "lr", "budget", "window"),
-                **_tm("heads_rank", "N", "pairs")}
+TM_HEADS_RUN = job_params(_TM, "memorization.heads_rows", "heads_rank", "memorization",
+                          supplied=["heads", "size"])
 TM_HEADS = [(h, s) for h in TM["heads_rank"]["heads"] for s in TM["heads_rank"]["head_sizes"]]
 #: Keywords of ``width.width_rows`` but ``N``; the N of ci.yaml.
-TM_WIDTH = {**TM_RUN, **_tm("memorization", *_TM_DATA),
-            **_tm("width_search", "widths", "lr", "budget", "window")}
+TM_WIDTH = job_params(_TM, "width.width_rows", "width_search", "memorization", supplied=["N"])
 TM_WIDTH_N = TM["width_search"]["N"]
 #: Keywords of ``encoders.copy_rows`` but ``pattern`` and ``depth``.
-TM_COPY = {**TM_RUN, **_tm("copy", *_TM_ENCODER)}
+TM_COPY = job_params(_TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"])
 #: Keywords of ``encoders.mixers_rows`` but ``alternative`` and ``k``.
-TM_MIXERS = {**TM_RUN, **_tm("mixers", *_TM_ENCODER, "depth", "kernel")}
+TM_MIXERS = job_params(_TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"])
+#: Short budgets for tests that check a job's rows, not what training reaches.
+TM_SHORT = {"budget": 20, "window": 10}
 #: ci.yaml's memorization dataset (``segment_pair_dataset`` keywords), for single training runs.
-TM_DATASET = _tm("memorization", *_TM_DATA, "N", "pairs")
+TM_DATASET = {key: TM["memorization"][key] for key in ("vocab_size", "d", "n", "n_classes", "N", "pairs")}

@@ -85,7 +85,7 @@ def token_sets(n_sequences: str, section: str) -> Relation:
     """Every value of ``n_sequences`` is at most C(vocab_size, n), the number of distinct token
     sets of ``<section>`` (the dataset draws distinct sets of n tokens)."""
 
-    def check(N, vocab_size, n):  # noqa: N803
+    def check(N, vocab_size, n):
         total = math.comb(vocab_size, n)
         if max(_values(N)) <= total:
             return None
@@ -114,7 +114,7 @@ def tokens_fit(section: str) -> Relation:
     """The vocabularies of ``memorization.<section>`` (|V| tokens, pairwise ``eps`` apart, norms in
     ``[r_min, r_max]``) fit in every token dimension d (the tightest case: largest |V|, smallest d)."""
 
-    def check(V, d, eps, r_min, r_max):  # noqa: N803
+    def check(V, d, eps, r_min, r_max):
         most, dim = max(_values(V)), min(_values(d))
         bound = max_tokens(dim, eps, r_min, r_max)
         if most <= bound:
@@ -165,7 +165,7 @@ def segment_pairs(section: str) -> Relation:
     ``trained_models.memorization``: 2 pairs <= N, distinct segments, and enough distinct token
     sets for the other N - 2 pairs sequences."""
 
-    def check(N, pairs, vocab_size, n):  # noqa: N803
+    def check(N, pairs, vocab_size, n):
         if 2 * pairs > N:
             return f"2 pairs = {2 * pairs} sequences are more than N = {N}"
         if pairs > math.comb(vocab_size, 2):
@@ -244,7 +244,7 @@ def _least_squares(d, degree, n_train):
             f"{need}; the smallest N is {min(n_train)}")
 
 
-def _grid_below_jl(d_start, n, ks, R, eps_ratio, eps_zero, delta):  # noqa: N803
+def _grid_below_jl(d_start, n, ks, R, eps_ratio, eps_zero, delta):
     """The logit-error grid runs from search.d_start up to the JL bound (*) at error.n."""
     if not (0 < delta < 1 and all(math.isfinite(x) and x > 0 for x in (R, eps_ratio, eps_zero))):
         return None  # reported by the schema

@@ -8,7 +8,8 @@ schema's ``default``. Refused, all in one ``ConfigError`` whose message names ea
 
 - in a config file: a missing file, a directory, malformed YAML or an unreadable file (with line
   and column), an empty file, a top level that is not a mapping, a key given twice in one mapping
-  (with both lines: YAML would silently keep only the last);
+  (with both lines: YAML would silently keep only the last), a number written with a leading zero
+  (YAML 1.1 reads ``seed: 0012345`` as the octal number 5349, and ``0123489`` as a string);
 - of one key: a wrong type, an out-of-range value, an unknown key, a missing section (JSON
   Schema), NaN or an infinity (every comparison with NaN is false, so JSON Schema lets NaN through
   every range), and an integral float such as ``400.0`` where an integer is asked (JSON Schema
@@ -26,6 +27,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +37,9 @@ import yaml
 from config_relations import RELATIONS, check_relations, schema_relations, show
 
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
+#: A plain YAML scalar that is a number with a leading zero: octal in YAML 1.1, or a string when it
+#: holds an 8 or a 9; either way not the decimal number it looks like.
+LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
 
 
 class ConfigError(ValueError):
@@ -175,26 +180,53 @@ def _shown(path: str | Path) -> str:
         return str(path)
 
 
-def _duplicate_keys(node: yaml.Node, name: str, path: tuple, seen: set[int]) -> list[str]:
-    """Messages for every key given twice in one mapping below the YAML ``node``."""
-    if id(node) in seen:  # an alias: its node was walked already (and may contain itself)
-        return []
+def _nodes(node: yaml.Node, path: tuple = (), seen: set[int] | None = None):
+    """``(dotted path, node)`` of ``node`` and of every node below it, each once (an alias's node
+    is walked where it is defined, and may contain itself)."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
     seen.add(id(node))
-    problems = []
+    yield path, node
     if isinstance(node, yaml.MappingNode):
         # Keys are scalars: the safe loader refused a list or mapping as key (unhashable) already.
-        first = {}  # (tag, text) of each key -> its line; `1` and `"1"` are different keys
         for key, value in node.value:
+            yield from _nodes(value, (*path, key.value), seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _nodes(item, (*path, i), seen)
+
+
+def _duplicate_keys(root: yaml.Node, name: str) -> list[str]:
+    """Messages for every key given twice in one mapping below the YAML node ``root``."""
+    problems = []
+    for path, node in _nodes(root):
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first = {}  # (tag, text) of each key -> its line; `1` and `"1"` are different keys
+        for key, _ in node.value:
             line = key.start_mark.line + 1
             if (key.tag, key.value) in first:
                 problems.append(f"config file {name}, line {line}: duplicate key {_key([*path, key.value])} "
                                 f"(first at line {first[key.tag, key.value]}); YAML would silently keep "
                                 "only the last")
             first.setdefault((key.tag, key.value), line)
-            problems += _duplicate_keys(value, name, (*path, key.value), seen)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            problems += _duplicate_keys(item, name, (*path, i), seen)
+    return problems
+
+
+def _leading_zeros(root: yaml.Node, name: str) -> list[str]:
+    """Messages for every value below ``root`` written as a number with a leading zero."""
+    problems = []
+    for path, node in _nodes(root):
+        if isinstance(node, yaml.ScalarNode) and node.style is None \
+                and LEADING_ZERO.fullmatch(node.value):
+            text = node.value.replace("_", "")
+            read = (f"the octal number {int(text, 8)}" if node.tag.endswith(":int")
+                    else f"the string {node.value!r}")
+            decimal = int(text, 10)
+            problems.append(f"config file {name}, line {node.start_mark.line + 1}: key {_key(path)}: "
+                            f"{node.value} is written with a leading zero, which YAML reads as {read}; "
+                            f"write {decimal}")
     return problems
 
 
@@ -235,14 +267,14 @@ def read_config_file(path: str | Path) -> tuple[dict | None, list[str]]:
         if node is None:
             return None, [f"config file {name} is empty"]
         # before construction, which merges the keys of `<<: *anchor` into the node
-        duplicates = _duplicate_keys(node, name, (), set())
+        found = _duplicate_keys(node, name) + _leading_zeros(node, name)
         data = loader.construct_document(node)
     except yaml.YAMLError as err:
         return None, [_yaml_error(err, name, text)]
     if not isinstance(data, dict):
         return None, [f"config file {name}: the top level must be a mapping of sections "
                       f"(seed, hardmax_vs_softmax, ...), got {show(data)}"]
-    return data, duplicates
+    return data, found
 
 
 @functools.cache

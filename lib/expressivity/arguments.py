@@ -24,10 +24,13 @@ def device(value) -> str:
     return value
 
 
-def integer(name: str, value, low: int) -> int:
-    """``value`` as an ``int`` ``>= low`` (a bool, a float such as ``2.0`` or NaN is refused)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+def integer(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an ``int`` ``>= low`` (and ``<= high`` when given); a bool, a float such as
+    ``2.0`` or NaN is refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+            or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be an integer {allowed}, got {value!r}")
     return int(value)
 
 

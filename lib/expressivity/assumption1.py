@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 
 def _check_masks(masks) -> list[np.ndarray]:
     """``masks`` as boolean ``(n, n)`` arrays, ``n >= 1``; a ``ValueError`` naming the mask that
@@ -50,10 +52,8 @@ def reach_steps(masks, max_layers: int | None = None) -> int | None:
     """
     masks = _check_masks(masks)
     n, p = masks[0].shape[0], len(masks)
-    if max_layers is not None and (isinstance(max_layers, bool)
-                                   or not isinstance(max_layers, (int, np.integer))
-                                   or max_layers < 1):
-        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
+    if max_layers is not None:
+        integer("max_layers", max_layers, 1)
     cap = 4 * n * p if max_layers is None else max_layers
     full = np.packbits(np.ones(n, dtype=bool))
     # CSR form of each mask over the queries that attend some key (numpy's reduceat mishandles
@@ -93,9 +93,8 @@ def hamiltonian_path(masks, budget: int | None = None) -> tuple[bool | None, lis
     """
     masks = _check_masks(masks)
     n = masks[0].shape[0]
-    if budget is not None and (isinstance(budget, bool)
-                               or not isinstance(budget, (int, np.integer)) or budget < 1):
-        raise ValueError(f"budget must be an integer >= 1, got {budget!r}")
+    if budget is not None:
+        integer("budget", budget, 1)
     U = np.logical_or.reduce(masks)
     if n == 1:
         return True, [0]

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from flint import arb, ctx
 
+from expressivity.arguments import integer
 from expressivity.attention import Head, attention_weights
 from expressivity.ball_arithmetic import exact
 
@@ -73,8 +74,7 @@ def exact_outputs(X: np.ndarray, heads: Sequence[Head], rows: Sequence[int], bet
     exact float64 entries of ``X``, the weights and ``beta`` (the balls enclose the exact values of
     the layer with exactly these inputs)."""
     X = np.asarray(X, dtype=float)
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 1:
-        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    integer("digits", digits, 1)
     if X.ndim != 2 or not np.all(np.isfinite(X)) or not math.isfinite(beta):
         raise ValueError(f"X must be a finite (n, d) array and beta finite, got shape {X.shape}, "
                          f"beta={beta!r}")

@@ -32,8 +32,7 @@ def mass_calibrated_eps_zero(eps: float, n: int) -> float:
     """``eps_zero = eps / n``: the per-entry tolerance that keeps the off-support mass below eps."""
     if not (isinstance(eps, (int, float)) and math.isfinite(eps) and 0 < eps < 1):
         raise ValueError(f"eps (largest off-support mass) must be in (0, 1), got {eps!r}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    integer("n", n, 1)
     return eps / n
 
 

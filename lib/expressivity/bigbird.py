@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.attention import Head, self_attention
 
 
@@ -85,8 +86,7 @@ def furthest_reference(U: np.ndarray) -> np.ndarray:
 def random_unit_vectors(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     """``n`` i.i.d. uniform unit vectors in ``R^d``."""
     for name, value in (("n", n), ("d", d)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, 1)
     G = rng.standard_normal((n, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
 

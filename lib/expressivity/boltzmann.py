@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from flint import arb, ctx
 
+from expressivity.arguments import integer
 from expressivity.attention import Head, attention_weights, boltz
 from expressivity.ball_arithmetic import exact
 
@@ -117,8 +118,7 @@ def _check_inputs(a: np.ndarray, spreads: np.ndarray, dps: int) -> tuple[np.ndar
         raise ValueError(f"spreads must be positive finite numbers, got {spreads.tolist()}")
     if np.any(np.diff(spreads) <= 0):
         raise ValueError(f"spreads must be strictly increasing, got {spreads.tolist()}")
-    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 1:
-        raise ValueError(f"dps must be an integer >= 1, got {dps!r}")
+    integer("dps", dps, 1)
     return a, spreads
 
 

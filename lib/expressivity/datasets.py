@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 #: Relative slack on the norm bounds: a token drawn with norm exactly ``r_max`` may round above it.
 NORM_RTOL = 1e-12
 #: Above this many token sets, sample sets by rejection instead of enumerating them.
@@ -54,7 +56,7 @@ class TokenDataset:
         return int(self.vocab.shape[1])
 
     @property
-    def N(self) -> int:  # noqa: N802 (the paper's symbol)
+    def N(self) -> int:
         return int(self.sequences.shape[0])
 
     @property
@@ -114,7 +116,7 @@ def _draw_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
     return np.array(accepted), float(eps)
 
 
-def _draw_sets(rng: np.random.Generator, vocab_size: int, n: int, N: int) -> np.ndarray:  # noqa: N803
+def _draw_sets(rng: np.random.Generator, vocab_size: int, n: int, N: int) -> np.ndarray:
     """``N`` distinct sorted n-subsets of range(vocab_size), as an (N, n) int array."""
     total = n_token_sets(vocab_size, n)
     if N > total:
@@ -137,7 +139,7 @@ def _draw_sets(rng: np.random.Generator, vocab_size: int, n: int, N: int) -> np.
     return np.array(rows, dtype=np.int64)
 
 
-def token_separated_dataset(rng: np.random.Generator, vocab_size: int, d: int, n: int, N: int,  # noqa: N803
+def token_separated_dataset(rng: np.random.Generator, vocab_size: int, d: int, n: int, N: int,
                             n_classes: int, r_min: float = 1.0, r_max: float = 2.0,
                             eps: float | None = None, max_tries: int = 100_000) -> TokenDataset:
     """Draw a token-wise separated dataset with ``N`` distinct token sets of size ``n``.
@@ -151,8 +153,7 @@ def token_separated_dataset(rng: np.random.Generator, vocab_size: int, d: int, n
     """
     for name, value, low in (("vocab_size", vocab_size, 1), ("d", d, 1), ("n", n, 1), ("N", N, 1),
                              ("n_classes", n_classes, 1)):
-        if not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        integer(name, value, low)
     if n > vocab_size:
         raise ValueError(f"n={n} distinct tokens per sequence need vocab_size >= n, got {vocab_size}")
     if not (0 < r_min <= r_max):
@@ -198,7 +199,7 @@ def validate_dataset(ds: TokenDataset) -> None:
         raise ValueError(f"eps must be > 0, got {ds.eps}")
     if not (0 < ds.r_min <= ds.r_max):
         raise ValueError(f"need 0 < r_min <= r_max, got r_min={ds.r_min}, r_max={ds.r_max}")
-    V = vocab.shape[0]  # noqa: N806
+    V = vocab.shape[0]
     out = np.argwhere((seqs < 0) | (seqs >= V))
     if len(out):
         i, k = out[0]

@@ -197,12 +197,12 @@ def equal_power_sum_pair(rng: np.random.Generator, *, family: str, k: int, d: in
     while True:
         c = tuple(int(x) for x in rng.choice(np.arange(1, top + 1), size=k + 1, replace=False))
         try:
-            A, B = prouhet_sets(c)  # noqa: N806
+            A, B = prouhet_sets(c)
             break
         except ValueError:
             continue
     if rng.random() < 0.5:
-        A, B = sorted(-x for x in A), sorted(-x for x in B)  # noqa: N806
+        A, B = sorted(-x for x in A), sorted(-x for x in B)
     lo = min(A[0], B[0]) - int(rng.integers(1, 4))
     hi = max(A[-1], B[-1]) + int(rng.integers(1, 4))
     free = sorted(set(range(lo + 1, hi)) - set(A) - set(B))
@@ -227,7 +227,7 @@ def small_lam_log10_delta(pair: EqualPowerSumPair, v: np.ndarray, alpha: float) 
     smallest gap: ``K = alpha min_q |z_q|^k |Delta p_{k+1}(z)| / (n k!)``. Exact rationals until the
     final ``log10``."""
     ds, k = pair.dataset, pair.k
-    Z, scale = exact_projections_rational(ds, v)  # noqa: N806
+    Z, scale = exact_projections_rational(ds, v)
     z = [x * scale for x in Z]
     dp = abs(sum(z[i] ** (k + 1) for i in ds.sequences[0]) -
              sum(z[i] ** (k + 1) for i in ds.sequences[1]))

@@ -27,6 +27,7 @@ from scipy import sparse
 from scipy.linalg.blas import dsyrk
 
 from expressivity.approximation_check import check_logits, logit_values
+from expressivity.arguments import integer
 from expressivity.random_projection import PANEL, gaussian_columns_T
 from expressivity.sparse_target import SparseTarget
 
@@ -44,8 +45,7 @@ def fixed_weights(d: int) -> tuple[np.ndarray, np.ndarray]:
 def sparse_fixed_weights(d: int) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
     """``fixed_weights(d)`` stored as sparse matrices (2d entries instead of 4 d^2): the same
     matrices, so ``X @ W`` is the product with the explicit weights at O(n d) cost."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    integer("d", d, 1)
     idx = np.arange(d)
     scale = np.full(d, float(d) ** 0.25)
     W_Q = sparse.csr_matrix((scale, (idx, idx)), shape=(2 * d, d))
@@ -199,11 +199,8 @@ def las_vegas(target: SparseTarget, d: int, eps_ratio: float, eps_zero: float,
     explicit fixed weights (the same G; 2 n^2 d flops a round instead of the Gram's n^2 d, and no
     rebuild), and the construction is returned.
     """
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) \
-            or max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    integer("max_rounds", max_rounds, 1)
+    integer("d", d, 1)
     if via_weights and target.n > DENSE_N_MAX:
         raise ValueError(f"checking through the weights holds an n x n matrix; n = {target.n} > "
                          f"{DENSE_N_MAX}")

@@ -35,6 +35,20 @@ from expressivity.arguments import finite_array, finite_number, finite_vectors, 
 from expressivity.fit import LineFit, line_fit
 from expressivity.slope_tests import lines
 
+#: The equivalence margin of a flat ratio: the relative drift per unit ln n that a factor
+#: (ln n)^MARGIN_EXPONENT adds over the series' own n, i.e. d = O(log^(3/2) n) against a reference
+#: that grows like ln n: the geometric middle between the paper's O(log n) and O(log^2 n).
+MARGIN_EXPONENT = 0.5
+#: The measured quantities of a d_min search (columns of a sweep table).
+QUANTITIES = ("d_min", "d_stable")
+
+
+def usable(df, quantity: str):
+    """The trials of the sweep table ``df`` whose ``quantity`` is decided (finite and decided in
+    float64)."""
+    ok = np.isfinite(df[quantity].to_numpy(dtype=float)) & (df["precision"] == "float64")
+    return df[ok]
+
 MODELS = ("log", "power", "log_power")
 FORMULA = {"log": "a + b ln n", "power": "c n^p", "log_power": "c (ln n)^q"}
 FITS_ON = ("median", "all")

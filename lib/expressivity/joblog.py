@@ -40,7 +40,7 @@ def job_log(snakemake, name: str = "job") -> logging.Logger:
     start = time.perf_counter()
     stream: TextIO = sys.stderr
     if snakemake.log:
-        stream = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115 (open for the job's life)
+        stream = open(snakemake.log[0], "w", buffering=1)
         sys.stderr = stream
     logging.basicConfig(stream=stream, level=logging.INFO, format=_FORMAT, force=True)
     logging.captureWarnings(True)

@@ -70,6 +70,7 @@ import math
 import numpy as np
 
 from expressivity.approximation_check import check_logits, check_tolerances
+from expressivity.arguments import integer
 from expressivity.optimised_inputs import module_logits
 from expressivity.sparse_target import SparseTarget
 
@@ -117,8 +118,7 @@ def perturbed_identity_rank_bound(m: int, eps: float, t_max: int = 200) -> int:
     a lower bound on the rank of any real m x m matrix with unit diagonal and off-diagonal entries
     at most eps in absolute value (Alon 2009's argument with explicit numbers; module docstring).
     ``eps >= 1`` gives 1 (no information); ``m <= 1`` gives m."""
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
-        raise ValueError(f"m must be a non-negative integer, got {m!r}")
+    integer("m", m, 0)
     if m <= 1:
         return int(m)
     eps = abs(eps)
@@ -175,8 +175,7 @@ def lower_bound(target: SparseTarget, logit_bound: float, eps_zero: float) -> di
 def circle_scale(n: int, eps_zero: float) -> float:
     """``s* = gamma / (1 - cos(2 pi / n))`` (= gamma / (2 sin^2(pi / n)) ~ gamma n^2 / (2 pi^2)): the
     smallest scale at which the d = 2 circle inputs meet condition (2)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    integer("n", n, 2)
     if not 0 < eps_zero < 1:
         raise ValueError(f"eps_zero must be in (0, 1), got {eps_zero}")
     return math.log(1 / eps_zero) / (2 * math.sin(math.pi / n) ** 2)

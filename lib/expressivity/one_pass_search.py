@@ -30,6 +30,7 @@ import numpy as np
 from scipy.linalg.blas import dgemm
 
 from expressivity.approximation_check import check_block, check_tolerances
+from expressivity.arguments import integer
 from expressivity.fixed_module import U64
 from expressivity.sparse_target import SparseTarget
 
@@ -159,9 +160,7 @@ def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: 
     grid point (and turns pruning off). ``progress(rows_done, n)`` is called after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block (rows per block of logits) must be a positive integer, got "
-                         f"{block!r}")
+    integer("block (rows per block of logits)", block, 1)
     grid = check_grid(grid, QT, KT, target.n)
     n, G = target.n, len(grid)
     log_a, log_z = np.log(target.vals), math.log(eps_zero)

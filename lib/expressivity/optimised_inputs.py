@@ -86,8 +86,7 @@ def module_logits(X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
 def construction_radii(QT: np.ndarray, KT: np.ndarray, d: int) -> tuple[float, float]:
     """``(r_q, r_k)``: the largest row norms of the construction's ``X1 = QT[:d].T / sqrt(d)`` and
     ``X2 = KT[:d].T / sqrt(d)`` (row form: B G and G) at dimension d."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= QT.shape[0]:
-        raise ValueError(f"d must be an integer in [1, {QT.shape[0]}], got {d!r}")
+    integer("d", d, 1, QT.shape[0])
     r_q = math.sqrt(float(np.einsum("cj,cj->j", QT[:d], QT[:d]).max()) / d)
     r_k = math.sqrt(float(np.einsum("cj,cj->j", KT[:d], KT[:d]).max()) / d)
     return r_q, r_k

@@ -14,7 +14,7 @@ Total ``4 d + 2 n N + d = O(d + n N)``, linear in ``N``.
 from __future__ import annotations
 
 
-def construction_parameters(N: int, n: int, d: int) -> dict[str, int]:  # noqa: N803
+def construction_parameters(N: int, n: int, d: int) -> dict[str, int]:
     """``{"attention": 4 d, "ffn": 2 n N + d, "ffn_width": n N, "total": 5 d + 2 n N}``."""
     for name, value in (("N", N), ("n", n), ("d", d)):
         if value < 1:

@@ -54,9 +54,7 @@ def inverse_delta(delta) -> int:
 
 def check_inverse_delta(m) -> int:
     """Validate ``m = 1/delta`` (an integer >= 2)."""
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 2:
-        raise ValueError(f"1/delta must be an integer m >= 2 (delta = 1/m), got {m!r}")
-    return int(m)
+    return integer("1/delta (m, with delta = 1/m)", m, 2)
 
 
 def grid_size(base: int, n: int, d: int) -> int:

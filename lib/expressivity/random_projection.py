@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from expressivity.approximation_check import check_tolerances
+from expressivity.arguments import integer
 
 #: Columns of G are drawn in panels of this width, so the first d columns of a projection drawn
 #: for any d_max >= d are the same numbers (the prefix property the one-pass search relies on).
@@ -87,8 +88,7 @@ def gaussian_max_quantile(row_sd, per_row: int, q: float = 0.5) -> float:
     sd = np.asarray(row_sd, dtype=float).ravel()
     if sd.size == 0 or not np.isfinite(sd).all() or (sd < 0).any():
         raise ValueError("row_sd must be a non-empty array of finite numbers >= 0")
-    if isinstance(per_row, bool) or not isinstance(per_row, (int, np.integer)) or per_row < 1:
-        raise ValueError(f"per_row must be a positive integer, got {per_row!r}")
+    integer("per_row", per_row, 1)
     if not 0 < q < 1:
         raise ValueError(f"q must be in (0, 1), got {q}")
     # scipy here, not at the top: the workflow imports this module to plan jobs (jl_dimension)

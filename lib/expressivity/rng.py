@@ -12,6 +12,8 @@ import json
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 
 def stream_key(stage: str, **keys: object) -> int:
     """A 128-bit integer from the SHA-256 of ``[stage, sorted(keys)]`` written as canonical JSON."""
@@ -21,7 +23,5 @@ def stream_key(stage: str, **keys: object) -> int:
 
 def generator(root_seed: int, stage: str, **keys: object) -> np.random.Generator:
     """An independent PCG64 generator for (root_seed, stage, keys)."""
-    if not isinstance(root_seed, int) or root_seed < 0:
-        raise ValueError(f"root seed must be a non-negative integer, got {root_seed!r}")
-    seq = np.random.SeedSequence([root_seed, stream_key(stage, **keys)])
+    seq = np.random.SeedSequence([integer("root seed", root_seed, 0), stream_key(stage, **keys)])
     return np.random.Generator(np.random.PCG64(seq))

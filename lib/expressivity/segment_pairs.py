@@ -106,7 +106,7 @@ def _token_key(x: np.ndarray) -> bytes:
 
 
 def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n: int,
-                         N: int, pairs: int, n_classes: int, r_min: float = 1.0,  # noqa: N803
+                         N: int, pairs: int, n_classes: int, r_min: float = 1.0,
                          r_max: float = 2.0) -> SegmentPairDataset:
     """Draw a dataset with ``pairs`` segment pairs among its ``N`` sequences (module docstring).
 
@@ -118,7 +118,7 @@ def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n
     d = 1, where the grid holds ``2 (2^GRID_BITS (r_max - r_min) + 1)`` points).
     """
     vocab_size = _integer("vocab_size", vocab_size, 2)
-    d, n, N = _integer("d", d, 1), _integer("n", n, 4), _integer("N", N, 2)  # noqa: N806
+    d, n, N = _integer("d", d, 1), _integer("n", n, 4), _integer("N", N, 2)
     pairs, n_classes = _integer("pairs", pairs, 1), _integer("n_classes", n_classes, 2)
     if not (np.isfinite(r_min) and np.isfinite(r_max) and 0 < r_min <= r_max < 4):
         raise ValueError(f"need 0 < r_min <= r_max < 4, got r_min={r_min!r}, r_max={r_max!r}")

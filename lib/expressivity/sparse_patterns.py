@@ -40,6 +40,8 @@ import math
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 PATTERNS = (
     "dense", "strided", "fixed", "star", "window", "longformer", "bigbird", "random",
     "causal_strided",
@@ -78,12 +80,8 @@ def _params(name: str, n: int, given: dict) -> dict[str, int]:
         value = given.get(key, default)
         if value is None:
             value = max(1, math.ceil(math.sqrt(n)))
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"pattern {name!r}: parameter {key} must be an integer, got {value!r}")
-        lowest = 0 if key in ("g", "r") else 1
-        if value < lowest:
-            raise ValueError(f"pattern {name!r}: parameter {key} must be >= {lowest}, got {value}")
-        out[key] = int(value)
+        out[key] = integer(f"pattern {name!r}: parameter {key}", value,
+                           0 if key in ("g", "r") else 1)
     if "g" in out and out["g"] > n:
         raise ValueError(f"pattern {name!r}: g = {out['g']} global tokens exceed n = {n}")
     return out
@@ -118,9 +116,7 @@ def pattern_masks(name: str, n: int, rng: np.random.Generator | None = None,
     need ``rng``. See the module docstring for the index sets and the defaults.
     """
     check_pattern_name(name)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"sequence length n must be a positive integer, got {n!r}")
-    n = int(n)
+    n = integer("sequence length n", n, 1)
     prm = _params(name, n, params)
     if name in _NEEDS_RNG and rng is None:
         raise ValueError(f"pattern {name!r} is random: pass rng=numpy.random.Generator")

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 KINDS = ("permutations", "band", "block")
 
 
@@ -112,9 +114,16 @@ class SparseTarget:
         return self
 
 
+def _count(name: str, value) -> None:
+    """``arguments.integer(name, value, 1)``, refused as a ``TargetError`` (every bad target is)."""
+    try:
+        integer(name, value, 1)
+    except ValueError as err:
+        raise TargetError(str(err)) from None
+
+
 def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise TargetError(f"k (nonzeros per row and column) must be a positive integer, got {k!r}")
+    _count("k (nonzeros per row and column)", k)
 
 
 def _check_counts(row_counts: np.ndarray, col_counts: np.ndarray, k: int) -> None:
@@ -139,8 +148,7 @@ def _values(rng: np.random.Generator, shape, R: float) -> np.ndarray:
 def check_arguments(n, k, R) -> None:
     """Refuse a size, sparsity or value range outside the class, naming the argument: n >= 1 and
     1 <= k <= n integers, R >= 1 finite (before any work)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise TargetError(f"n (sequence length) must be a positive integer, got {n!r}")
+    _count("n (sequence length)", n)
     _check_k(k)
     if k > n:
         raise TargetError(f"k = {k} (nonzeros per row and column) exceeds n = {n}: an n x n "

@@ -29,6 +29,7 @@ import math
 import numpy as np
 from flint import fmpq, fmpq_mat
 
+from expressivity.arguments import integer
 from expressivity.attention import Head, self_attention
 from expressivity.attention_error import exact_outputs, rounding_bound
 from expressivity.ball_arithmetic import arb_log10
@@ -63,8 +64,7 @@ def random_heads(rng: np.random.Generator, d: int, n_heads: int, head_size: int,
                  scale: float) -> list[Head]:
     """``n_heads`` heads with i.i.d. ``N(0, scale^2)`` weights (``scale = 0`` gives all ties)."""
     for name, value in (("d", d), ("n_heads", n_heads), ("head_size", head_size)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, 1)
     if not (math.isfinite(scale) and scale >= 0):
         raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
     return [

@@ -109,7 +109,7 @@ class TiedAttention(nn.Module):
         d, heads = integer("d", d, 1), integer("heads", heads, 1)
         head_size, seeds = integer("head_size", head_size, 1), check_seeds(seeds)
         self.d, self.heads, self.head_size = d, heads, head_size
-        w, W_O = [], []  # noqa: N806
+        w, W_O = [], []
         for seed in seeds:
             gen = torch.Generator().manual_seed(int(seed))
             w.append(torch.randn(heads, d, head_size, generator=gen, dtype=dtype) / math.sqrt(d))
@@ -332,7 +332,5 @@ def hybrid_mixers(alternative: str, attention_layers: int, depth: int) -> list[s
     if alternative not in MIXERS:
         raise ValueError(f"unknown alternative {alternative!r}; use one of {', '.join(MIXERS)}")
     depth = integer("depth", depth, 1)
-    if isinstance(attention_layers, bool) or not isinstance(attention_layers, (int, np.integer)) \
-            or not 0 <= attention_layers <= depth:
-        raise ValueError(f"attention_layers must be in [0, {depth}], got {attention_layers}")
+    integer("attention_layers", attention_layers, 0, depth)
     return [alternative] * (depth - attention_layers) + ["attention"] * attention_layers

@@ -120,9 +120,8 @@ def lp_errors(F: np.ndarray, G: np.ndarray, ps=(1, 2)) -> dict:
 
 def sample(rng: np.random.Generator, size: int, n: int, d: int) -> np.ndarray:
     """``size`` uniform inputs of ``[0, 1)^{n x d}``."""
-    for name, value, lowest in (("size", size, 1), ("n", n, 1), ("d", d, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lowest:
-            raise ValueError(f"{name} must be an integer >= {lowest}, got {value!r}")
+    for name, value in (("size", size), ("n", n), ("d", d)):
+        integer(name, value, 1)
     return rng.random((size, n, d))
 
 
@@ -242,8 +241,7 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
     X = check_sample(X)
     if not (isinstance(lam, (int, float, np.floating)) and math.isfinite(lam) and lam > 0):
         raise ValueError(f"lam must be a finite number > 0, got {lam!r}")
-    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 16:
-        raise ValueError(f"dps must be an integer >= 16 (mpmath digits), got {dps!r}")
+    integer("dps", dps, 16)  # mpmath digits
     S, n, d = X.shape
     v = np.ones(1) if d == 1 else rng.normal(size=d)
     v = v / np.linalg.norm(v)

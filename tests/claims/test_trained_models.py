@@ -157,7 +157,7 @@ def test_both_copying_claims_follow_one_rule(table):
 
 def width_table(table, widths_by_n, decided=True):
     rows = []
-    for N, best in widths_by_n.items():  # noqa: N806
+    for N, best in widths_by_n.items():
         rows += cell_rows(runs_of(["reached"] * 3, [1.0] * 3), PROTO, N=N, n=4, width=best,
                           minimal_width=best, minimal_width_decided=decided,
                           widest_in_grid=128, construction_ffn_width=4 * N, precision="float32")

@@ -27,14 +27,10 @@ from verdicts import assert_fails, assert_not_evaluated, assert_passes
 from expressivity.approximation_rate import derived_slope
 from expressivity.claims import stage_claims
 from expressivity.contextual_mapping import contextual_properties
-from expressivity.experiments.universal_approximation import (
-    approximation_table,
-    assumption_table,
-    lemma6_check,
-    regression_table,
-    sparse_mapping_table,
-    staircase_table,
-)
+from expressivity.experiments.universal_approximation.approximation import approximation_table
+from expressivity.experiments.universal_approximation.lemma6 import lemma6_check
+from expressivity.experiments.universal_approximation.patterns import assumption_table, sparse_mapping_table
+from expressivity.experiments.universal_approximation.polynomial import regression_table, staircase_table
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import dense_network, run_integer
 

@@ -1,7 +1,8 @@
-"""Bad calls to the universal-approximation library (``universal``, ``selective_shift``, the
-stage's jobs): NaN, infinities, negative or fractional sizes, empty inputs, mismatched shapes,
-unordered code lists. Each must raise a ``ValueError`` (or ``TypeError``) whose message names the
-argument, never return NaN, an empty table or garbage silently."""
+"""Bad calls to the universal-approximation mathematics (``universal``, ``selective_shift``,
+``contextual_mapping``; the jobs' are in tests/experiments/universal_approximation): NaN,
+infinities, negative or fractional sizes, empty inputs, mismatched shapes, unordered code lists.
+Each must raise a ``ValueError`` (or ``TypeError``) whose message names the argument, never return
+NaN, an empty table or garbage silently."""
 
 import math
 
@@ -9,7 +10,6 @@ import numpy as np
 import pytest
 
 from expressivity.contextual_mapping import code_separation, contextual_properties, softmax_deviation
-from expressivity.experiments import universal_approximation as ua
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import (
     codes,
@@ -38,14 +38,6 @@ NET = dense_network(2, 1, 2)
 DIGITS = grid_digits(2, 2, 1, 100)
 Q = run_integer(NET, DIGITS)
 CODES, _ = code_separation(Q)
-LEMMA6 = {"m": 2, "d": 1, "n": 2, "grid_budget": 100, "beta_min": 4, "beta_max": 64,
-          "softmax_subset": 8}
-APPROX = {"target": "sin_mean", "d": 1, "inv_delta": [2, 4], "samples": 20, "n": 2, "lam": 1.0,
-          "mp_dps": 30, "grid_budget": 1000, "memorization_budget": 1000, "seed": 1}
-SPARSE = {"names": ["dense"], "inv_delta": [2], "d": [1], "n": [3], "grid_budget": 100, "seed": 1}
-STAIR = {"d": [1], "max_blocks": 2, "max_degree": 2, "n_test": 20, "seed": 1}
-REGRESSION = {"d": 1, "degree": 2, "n_train": [64, 128], "sigma": 0.1, "repeats": 2,
-              "n_test": 20, "seed": 1}
 
 #: (id, call, the argument the message must name)
 CALLS = [
@@ -84,33 +76,6 @@ CALLS = [
      "codes"),
     ("float64-formula-m-one", lambda: float64_exact_by_formula(1, 1, 2), "1/delta"),
     ("float64-formula-d-zero", lambda: float64_exact_by_formula(2, 0, 2), "d"),
-    # the stage's jobs
-    ("lemma6-budget-nan", lambda: ua.lemma6_check(**{**LEMMA6, "grid_budget": NAN}), "budget"),
-    ("approximation-inv-delta-empty", lambda: ua.approximation_table(**{**APPROX,
-                                                                        "inv_delta": []}),
-     "inv_delta"),
-    ("approximation-budget-nan", lambda: ua.approximation_table(**{**APPROX, "grid_budget": NAN}),
-     "grid_budget"),
-    ("approximation-samples-nan", lambda: ua.approximation_table(**{**APPROX, "samples": NAN}),
-     "samples"),
-    ("assumption-n-empty", lambda: ua.assumption_table(n=[], names=["dense"], seed=1), "n"),
-    ("assumption-names-empty", lambda: ua.assumption_table(n=[8], names=[], seed=1), "names"),
-    ("sparse-mapping-budget-nan", lambda: ua.sparse_mapping_table(**{**SPARSE,
-                                                                     "grid_budget": NAN}),
-     "grid_budget"),
-    ("sparse-mapping-no-grid", lambda: ua.sparse_mapping_table(**{**SPARSE, "grid_budget": 2}),
-     "grid_budget"),
-    ("staircase-d-empty", lambda: ua.staircase_table(**{**STAIR, "d": []}), "d"),
-    ("staircase-blocks-zero", lambda: ua.staircase_table(**{**STAIR, "max_blocks": 0}),
-     "max_blocks"),
-    ("staircase-n-test-nan", lambda: ua.staircase_table(**{**STAIR, "n_test": NAN}), "n_test"),
-    ("regression-sigma-nan", lambda: ua.regression_table(**{**REGRESSION, "sigma": NAN}), "sigma"),
-    ("regression-repeats-zero", lambda: ua.regression_table(**{**REGRESSION, "repeats": 0}),
-     "repeats"),
-    ("regression-n-train-empty", lambda: ua.regression_table(**{**REGRESSION, "n_train": []}),
-     "n_train"),
-    ("regression-degree-one", lambda: ua.regression_table(**{**REGRESSION, "degree": 1}),
-     "degree"),
 ]
 
 

@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.datasets import (
-    TokenDataset,
     n_token_sets,
     token_separated_dataset,
     validate_dataset,
@@ -24,9 +23,9 @@ def small(seed=0, **kw):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), V=st.integers(2, 12), d=st.integers(1, 5),
        n=st.integers(1, 4), n_classes=st.integers(1, 5), data=st.data())
-def test_dataset_meets_every_hypothesis(seed, V, d, n, n_classes, data):  # noqa: N803
+def test_dataset_meets_every_hypothesis(seed, V, d, n, n_classes, data):
     n = min(n, V)
-    N = data.draw(st.integers(1, min(30, n_token_sets(V, n))))  # noqa: N806
+    N = data.draw(st.integers(1, min(30, n_token_sets(V, n))))
     ds = token_separated_dataset(np.random.default_rng(seed), V, d, n, N, n_classes)
     assert ds.vocab.shape == (V, d) and ds.sequences.shape == (N, n) == ds.labels.shape
     norms = np.linalg.norm(ds.vocab, axis=1)
@@ -50,7 +49,7 @@ def test_same_seed_same_dataset_and_fixed_eps_is_respected():
     assert dist[~np.eye(8, dtype=bool)].min() >= 0.3
 
 
-def test_too_many_sequences_names_N():  # noqa: N802
+def test_too_many_sequences_names_N():
     with pytest.raises(ValueError, match=r"N=57 .*C\(8, 3\) = 56"):
         small(N=57)
     assert small(N=56).N == 56  # every set, exactly once
@@ -106,4 +105,3 @@ def test_other_violations():
         validate_dataset(replace(ds, labels=ds.labels[:, :2]))
     with pytest.raises(ValueError, match="eps"):
         validate_dataset(replace(ds, eps=0.0))
-    assert isinstance(ds, TokenDataset)

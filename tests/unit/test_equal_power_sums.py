@@ -16,7 +16,7 @@ from expressivity.equal_power_sums import (
     small_lam_log10_delta,
 )
 from expressivity.rank1.contexts import contexts
-from expressivity.rank1.layer import lam_theory, output_scale, rank1_attention
+from expressivity.rank1.layer import Rank1Layer, lam_theory, output_scale, rank1_attention
 from expressivity.rank1.projection import draw_projection
 from expressivity.rank1.separation import separation_certified, separation_exact
 from expressivity.theorem1 import THEOREM1_TOKENS
@@ -26,7 +26,7 @@ from expressivity.theorem1 import THEOREM1_TOKENS
 @given(st.lists(st.integers(1, 40), min_size=2, max_size=4, unique=True))
 def test_prouhet_sets_have_equal_power_sums_up_to_k_and_not_beyond(c):
     try:
-        A, B = prouhet_sets(c)  # noqa: N806
+        A, B = prouhet_sets(c)
     except ValueError:
         return  # two subsets with one sum: refused, not silently merged
     k = len(c) - 1
@@ -40,7 +40,7 @@ def test_prouhet_sets_have_equal_power_sums_up_to_k_and_not_beyond(c):
 
 
 def test_theorem1_pair_is_the_first_member():
-    A, B = prouhet_sets([1, 3])  # noqa: N806
+    A, B = prouhet_sets([1, 3])
     assert [Fraction(4 + x, 2) for x in A] == [2, 4]  # (1, 2, 4, 5): interior 2, 4
     assert [Fraction(4 + x, 2) for x in B] == [Fraction(5, 2), Fraction(7, 2)]
     pair = equal_power_sum_pair(np.random.default_rng(0), family="theorem1", k=1, d=3,
@@ -67,8 +67,8 @@ def test_uniform_and_hardmax_give_delta_zero_exactly_and_softmax_separates(seed,
     cx = contexts(ds, v)
     alpha = output_scale(ds.eps, ds.r_max)
     for arm in ("uniform", "hardmax"):
-        res = separation_exact(ds, cx, v, arm, alpha, v)
-        assert res["collisions"] == len(pair.shared) and res["log10_delta"] == -math.inf
+        res = separation_exact(ds, cx, Rank1Layer.for_dataset(ds, v, 0.0), arm)
+        assert res.collisions == len(pair.shared) and res.log10_delta == -math.inf
     # hardmax in float64 agrees: the outputs at the shared tokens are bit for bit equal
     Y = rank1_attention(ds.inputs(), v, 3.0, alpha * v, "hardmax")
     for t in pair.shared:
@@ -80,8 +80,8 @@ def test_uniform_and_hardmax_give_delta_zero_exactly_and_softmax_separates(seed,
         assert ds.labels[0, i] != ds.labels[1, j]
     lt = lam_theory(ds.n, ds.d, ds.vocab_size, ds.eps, ds.r_min)
     for lam in (1.0, lt):
-        sep = separation_certified(ds, cx, v, lam, alpha, v)
-        assert sep["certified"] and math.isfinite(sep["log10_delta"])
+        sep = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam))
+        assert sep.certified and math.isfinite(sep.log10_delta)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
@@ -95,7 +95,7 @@ def test_softmax_separation_vanishes_like_lam_to_the_k(k):
     alpha = output_scale(ds.eps, ds.r_max)
     coef = small_lam_log10_delta(pair, v, alpha)
     for lam in (1e-4, 1e-3):
-        measured = separation_certified(ds, cx, v, lam, alpha, v)["log10_delta"]
+        measured = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam)).log10_delta
         assert abs(measured - (coef + k * math.log10(lam))) < 1e-3
 
 

@@ -2,27 +2,13 @@
 the lower bounds on d and the unbounded circle inputs (expressivity.norm_bounds), and the job's rows
 (expressivity.experiments.sparse_approximation.optimised) at the sizes of config/ci.yaml."""
 
-import logging
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
-from cases import SA_OPTIMISED, SA_OPTIMISED_K, SA_SWEEP
 
 from expressivity.approximation_check import check_logits
-from expressivity.experiments.sparse_approximation.cost import (
-    optimised_cost,
-    scan_seconds,
-    step_seconds,
-)
-from expressivity.experiments.sparse_approximation.optimised import (
-    CIRCLE_COLUMNS,
-    RECORD_COLUMNS,
-    optimised_table,
-)
-from expressivity.experiments.sparse_approximation.searches import sweep_target, trial_record
 from expressivity.fixed_module import fingerprint
 from expressivity.norm_bounds import (
     alon_eps,
@@ -270,62 +256,3 @@ def test_circle_scale_grows_like_n_squared():
 
 
 # ---- the job ----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def job():
-    k = SA_OPTIMISED_K[0]
-    return k, optimised_table(k=k, **{**SA_OPTIMISED, "n": SA_OPTIMISED["n"][:2]})
-
-
-def test_job_rows_pair_the_random_and_the_optimised_inputs(job):
-    k, df = job
-    ns = SA_OPTIMISED["n"][:2]
-    trials = SA_OPTIMISED["trials"]
-    assert list(df["n"]) == [n for n in ns for _ in range(trials)]
-    assert list(df["trial"]) == list(range(trials)) * len(ns)
-    assert set(RECORD_COLUMNS) | set(CIRCLE_COLUMNS) <= set(df.columns)
-    assert df["opt_found"].all() and (df["precision"] == "float64").all()
-    assert (df["d_opt"] <= df["d_random"]).all() and (df["d_opt"] >= df["d_lower"]).all()
-    assert (df["opt_norm_q"] <= df["radius_q"] * (1 + 1e-12)).all()
-    assert (df["opt_slack"] > df["rounding_tol"]).all()
-    # the random construction is the sweep's: same target and projection, same d_min
-    for _, r in df.iterrows():
-        A, rng = sweep_target(seed=SA_OPTIMISED["seed"], target=SA_OPTIMISED["target"],
-                              n=int(r["n"]), k=k, R=SA_OPTIMISED["R"], trial=int(r["trial"]))
-        row = trial_record(A, rng, R=SA_OPTIMISED["R"], eps_ratio=SA_OPTIMISED["eps_ratio"],
-                           eps_zero=SA_OPTIMISED["eps_zero"], delta=SA_SWEEP["delta"],
-                           search=SA_OPTIMISED["search"])
-        assert row["d_min"] == r["d_random"]
-
-
-def test_job_is_deterministic_and_logs_progress(job, caplog):
-    k, df = job
-    log = logging.getLogger("test_optimised_progress")
-    with caplog.at_level(logging.INFO, logger="test_optimised_progress"):
-        again = optimised_table(k=k, **{**SA_OPTIMISED, "n": SA_OPTIMISED["n"][:2]}, log=log)
-    pd.testing.assert_frame_equal(df, again)
-    assert "remaining" in caplog.text and "meets the criterion" in caplog.text
-
-
-def test_circle_columns_only_for_permutations():
-    k = next(k for k in SA_OPTIMISED_K if k > 1)
-    df = optimised_table(k=k, **{**SA_OPTIMISED, "n": SA_OPTIMISED["n"][:1], "trials": 1})
-    assert df[list(CIRCLE_COLUMNS)].isna().all().all()
-    with pytest.raises(ValueError, match="no n >= k"):
-        optimised_table(k=k, **{**SA_OPTIMISED, "n": [1]})
-
-
-def test_cost_plans_every_grid_d_failing():
-    s = {key: SA_OPTIMISED[key] for key in ("R", "eps_ratio", "eps_zero", "delta", "search",
-                                            "optimise")}
-    one, peak = optimised_cost(n=[64], k=1, trials=1, **s)
-    start = optimised_cost(n=[], k=1, trials=1, **s)[0]
-    assert optimised_cost(n=[64], k=1, trials=3, **s) == (pytest.approx(3 * one - 2 * start), peak)
-    assert optimised_cost(n=[32, 64], k=1, trials=1, **s)[0] == pytest.approx(
-        one + optimised_cost(n=[32], k=1, trials=1, **s)[0] - start)
-    assert peak >= 400 * 2**20 + 12 * 8 * 64 * 64
-    o = SA_OPTIMISED["optimise"]
-    plan = scan_seconds(64, 1, **{key: o[key] for key in ("d_start", "d_max", "resolution",
-                                                          "restarts", "steps")})
-    assert plan >= o["steps"] * step_seconds(64, 1, o["d_start"]) and one > plan

@@ -69,7 +69,7 @@ def test_inverse_delta_rejects(bad):
 
 
 def test_bad_m_and_range():
-    with pytest.raises(ValueError, match="integer m >= 2"):
+    with pytest.raises(ValueError, match=r"1/delta .*must be an integer >= 2"):
         quantize(np.zeros((1, 2, 1)), 1)
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         quantize(np.ones((1, 2, 1)), 4)

@@ -52,12 +52,12 @@ def test_hardmax_and_uniform_are_blind_softmax_is_not(seed, heads, size, scale):
     rng = np.random.default_rng(seed)
     sp = draw(seed % 50)
     ds, (i_a, i_b) = sp.dataset, sp.pairs[0]
-    H = random_heads(rng, ds.d, heads, size, scale)  # noqa: N806
+    H = random_heads(rng, ds.d, heads, size, scale)
     X = ds.inputs()
     shared = sorted(set(ds.sequences[i_a]) & set(ds.sequences[i_b]))
 
     def rows(sigma, beta, i):
-        Y = self_attention(X[i], H, sigma=sigma, beta=beta)  # noqa: N806
+        Y = self_attention(X[i], H, sigma=sigma, beta=beta)
         return np.array([Y[list(ds.sequences[i]).index(t)] for t in shared])
 
     for sigma, beta in (("hardmax", 1.0), ("softmax", 0.0)):  # beta = 0: uniform attention

@@ -11,7 +11,6 @@ from expressivity.contextual_mapping import (
     contextual_properties,
     softmax_deviation,
 )
-from expressivity.experiments.universal_approximation import lemma6_check, sparse_mapping_check
 from expressivity.quantization import grid_digits
 from expressivity.reference.universal_approximation import run_integer_reference
 from expressivity.selective_shift import (
@@ -60,20 +59,6 @@ def test_equivariance_and_matrix_agreement_random_inputs(m, d, n, seed):
         assert compare_with_reference(net, digits, q)["matrix_mismatches"] == 0
 
 
-def test_beyond_float64_uses_integers():
-    """(2n+1) d log2(1/delta) >= 53: the values exceed 2^52 and the check says so."""
-    assert not float64_exact_by_formula(16, 2, 3)
-    net = dense_network(16, 2, 3)
-    assert not net.float64_exact
-    settings = {"beta_min": 4.0, "beta_max": 4.0, "softmax_subset": 64}
-    row, curve = lemma6_check(m=2, d=3, n=4, grid_budget=5000, **settings)   # 2^12 = 4096 inputs
-    assert row["float64_exact"] and row["matrix_mismatches"] == 0
-    # three equal tokens tie: float64 weights 1/3 round, the exact recheck agrees.
-    assert row["matrix_mismatches_float64"] > 0 and row["matrix_rechecked_exact"] > 0
-    with pytest.raises(ValueError, match="over the budget"):
-        lemma6_check(m=16, d=2, n=3, grid_budget=5000, **settings)
-
-
 @pytest.mark.parametrize("m, d, n", [(3, 1, 3), (2, 2, 3), (4, 1, 2)])
 def test_softmax_at_the_derived_beta_keeps_codes_separated(m, d, n):
     """The derived beta is sufficient on every input, and not absurdly loose: a softmax at a
@@ -87,18 +72,6 @@ def test_softmax_at_the_derived_beta_keeps_codes_separated(m, d, n):
     assert at["max_abs_error"] < margin and at["collided_inputs"] == 0
     hot = softmax_deviation(run_attention(net, digits, "softmax", beta / 4), q, codes)
     assert hot["max_abs_error"] >= margin and hot["collided_inputs"] > 0
-
-
-def test_lemma6_softmax_row_and_curve():
-    row, curve = lemma6_check(m=3, d=1, n=3, grid_budget=1000, beta_min=4.0, beta_max=2048,
-                              softmax_subset=27)
-    assert row["margin"] == 0.5 and row["error_at_derived"] < row["margin"]
-    assert row["collided_inputs_at_derived"] == 0
-    # the empirical beta separates the codes on the subset (here every input); the derived one
-    # is larger (sufficient) and within a factor of a few
-    assert 1 <= row["beta_tightness"] < 4
-    assert curve[0]["collided_inputs"] > 0 and curve[0]["error_over_margin"] > 1
-    assert curve[-1]["error_over_margin"] <= 1e-9 or curve[-1]["beta"] * 2 > 2048
 
 
 def test_code_separation_and_collisions():
@@ -157,10 +130,6 @@ def test_bad_arguments_are_named():
         softmax_beta(net, 0.0)
     with pytest.raises(ValueError, match="dense network"):
         softmax_beta(positional_network(2, 1, 3), 0.5)
-    with pytest.raises(ValueError, match="beta_min = 8 must be at most beta_max = 4"):
-        lemma6_check(m=2, d=1, n=2, grid_budget=10, beta_min=8, beta_max=4, softmax_subset=4)
-    with pytest.raises(ValueError, match="softmax_subset must be"):
-        lemma6_check(m=2, d=1, n=2, grid_budget=10, beta_min=4, beta_max=8, softmax_subset=0)
 
 
 def test_broken_shift_factor_fails():
@@ -184,9 +153,6 @@ def test_sparse_mapping_separates_every_input(name):
     assert select + net.identity_layers <= len(masks) * n * m
 
 
-def test_sparse_pitfall_and_causal_refused():
-    rows = sparse_mapping_check("window", pattern_masks("window", 5), 2, 1, 5)
-    by = {r["shift"]: r["repeated_values"] for r in rows}
-    assert by["code_range"] == 0 and by["delta_pow_minus_d"] > 0
+def test_causal_refused():
     with pytest.raises(ValueError, match="Assumption 1.3"):
         positional_network(2, 1, 4, pattern_masks("causal_strided", 4))

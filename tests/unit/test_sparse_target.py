@@ -41,7 +41,7 @@ def test_unknown_kind_is_refused():
     (np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]), 1, "column 2 has 2 nonzeros"),
     (np.array([[1.0, np.nan], [0.0, 1.0]]), 1, "not finite"),
     (np.ones((2, 3)), 3, "square"),
-    (np.eye(3), 0, "positive integer"),
+    (np.eye(3), 0, "k .*must be an integer >= 1"),
 ])
 def test_bad_targets_are_refused_naming_the_place(A, k, message):
     with pytest.raises(TargetError, match=message):
@@ -72,9 +72,9 @@ def test_short_last_block_pads_consistently(n, k):
     ("block", 8, 1, 0.5, "R .*>= 1"),
     ("permutations", 8, 32, 4.0, "k = 32 .*exceeds n = 8"),
     ("block", 8, 9, 4.0, "k = 9 .*exceeds n = 8"),
-    ("band", 0, 1, 4.0, "n .*positive integer"),
-    ("permutations", 8.0, 1, 4.0, "n .*positive integer"),
-    ("permutations", 8, True, 4.0, "k .*positive integer"),
+    ("band", 0, 1, 4.0, "n .*must be an integer >= 1"),
+    ("permutations", 8.0, 1, 4.0, "n .*must be an integer >= 1"),
+    ("permutations", 8, True, 4.0, "k .*must be an integer >= 1"),
 ])
 def test_make_target_refuses_bad_arguments_naming_them(kind, n, k, R, message):
     """Before any work: NaN or infinite R, k > n, a non-integer n or k (the old code built an

@@ -29,7 +29,7 @@ def test_tied_attention_is_the_row_form_layer(seed, n, d, heads, s):
     got = {sigma: layer(torch.as_tensor(X[None]), sigma=sigma)[:, 0].detach().numpy()
            for sigma in ("softmax", "hardmax", "uniform")}
     for r in range(2):
-        w, W_O = layer.w[r].detach().numpy(), layer.W_O[r].detach().numpy()  # noqa: N806
+        w, W_O = layer.w[r].detach().numpy(), layer.W_O[r].detach().numpy()
         lam = np.exp(layer.log_lam[r].detach().numpy())
         ref = [Head(W_Q=lam[h] * w[h], W_K=w[h], W_V=w[h], W_O=W_O[h]) for h in range(heads)]
         for sigma in ("softmax", "hardmax"):
@@ -52,7 +52,7 @@ def test_replicas_are_independent_models():
 def test_hardmax_trains_through_the_straight_through_estimator():
     """Forward: exact hardmax (ties averaged); backward: the softmax's gradient, so w learns."""
     S = torch.tensor([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)
-    A = _normalise(S, "hardmax")  # noqa: N806
+    A = _normalise(S, "hardmax")
     torch.testing.assert_close(A.detach(), torch.tensor([[0.0, 0.5, 0.5, 0.0]]))
     (A * torch.arange(4.0)).sum().backward()
     soft = torch.softmax(S.detach(), -1)

@@ -237,6 +237,19 @@ def test_a_job_estimated_over_the_limits_is_refused_before_any_work(fresh_copy):
     assert not (fresh_copy.path / "results").exists()
 
 
+def test_the_job_size_refusal_names_the_config_keys_to_lower(fresh_copy):
+    cfg = yaml.safe_load((fresh_copy.path / "config/ci.yaml").read_text())
+    cfg["limits"]["job_hours"] = 1
+    cfg["hardmax_vs_softmax"]["bigbird"].update(n=[16, 1024], trials=1000)  # about 2.6 h at 1024
+    (fresh_copy.path / "config/big.yaml").write_text(yaml.safe_dump(cfg))
+    proc = fresh_copy.run("-n", config="config/big.yaml", check=False)
+    text = " ".join((proc.stdout + proc.stderr).split())
+    assert proc.returncode != 0
+    assert "job hvs_bigbird {'n': '1024'} is estimated at" in text
+    assert "lower one of hardmax_vs_softmax.bigbird.trials = 1000 (lowered:" in text
+    assert "this job's n = 1024, an entry of hardmax_vs_softmax.bigbird.n" in text
+
+
 def test_plan_lists_every_stage_and_the_largest_job(fresh_copy):
     proc = subprocess.run([sys.executable, "workflow/plan.py", "config/ci.yaml"], cwd=fresh_copy.path,
                           capture_output=True, text=True,

@@ -3,6 +3,7 @@
 # gather, plot, stage and claims rules.
 import ast
 import functools
+import importlib
 import math
 import os
 import sys
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
+from job_params import find, job_settings, scopes, what_lowers  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
 
@@ -170,10 +172,21 @@ def script_path(folder, step):
 # ---- what a job uses and what it asks for -------------------------------------------------------
 
 
-def settings(stage, section, *keys):
-    """The settings ``keys`` of ``<stage>.<section>``: a job's params hold only what it uses, so a
-    value added to another setting (or a figure's) does not rerun it."""
-    return {key: config[stage][section][key] for key in keys}
+def job_params(stage, function, *sections, supplied=(), keys=None, given=None):
+    """The params of a job calling ``expressivity.experiments.<stage>.<function>``: every keyword
+    of its signature, looked up in ``<stage>.<section>`` for each section named, then the stage,
+    then the top level (``job_params.job_settings``); ``supplied`` are passed by the script (the
+    wildcards, the tables it reads). A job's params hold only what it uses, so a value added to
+    another setting (or a sweep list that is a wildcard) does not rerun it."""
+    return job_settings(
+        config,
+        stage,
+        function,
+        *sections,
+        supplied=supplied,
+        keys=keys,
+        given=given,
+    ).values
 
 
 def numeric(wildcards):
@@ -214,6 +227,33 @@ def per_job(cost):
         key: (lambda wc, key=key: job_resources(*cost(wc))[key])
         for key in ("runtime", "mem_mb")
     }
+
+
+def planned(stage, function, *sections, supplied=(), keys=None, given=None):
+    """``runtime`` and ``mem_mb`` of each job of a rule from the cost model
+    ``expressivity.experiments.<stage>.<function>``, its settings derived as ``job_params``'s
+    (``supplied`` from the job's wildcards; a ``given`` callable is called with them), read from
+    the config when a job is sized, so that a refusal can say which settings lower the estimate.
+    """
+    declared = dict(supplied=supplied, keys=keys, given=given)
+    job = job_settings(config, stage, function, *sections, **declared)
+    path, name = job.function.rsplit(".", 1)
+    cost = getattr(importlib.import_module(path), name)
+    where = scopes(stage, sections)
+
+    def resource(key):
+        def amount(wildcards):
+            values = job_settings(config, stage, function, *sections, **declared).values
+            settings = {
+                k: v(wildcards) if callable(v) else v for k, v in values.items()
+            }
+            wc = numeric(wildcards)
+            return job_resources(*cost(**settings, **{k: wc[k] for k in supplied}))[key]
+
+        amount.wildcard_keys = {k: find(config, k, where) for k in supplied}
+        return amount
+
+    return {key: resource(key) for key in ("runtime", "mem_mb")}
 
 
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------
@@ -267,19 +307,44 @@ def stage_outputs(stage):
 
 def within_limits(job_rule, key, limit, unit, scale):
     """Make ``job_rule``'s resource ``key`` refuse, before any work, a job estimated above
-    ``limit`` (Snakemake evaluates resources while it builds the DAG)."""
+    ``limit`` (Snakemake evaluates resources while it builds the DAG). The message names the job,
+    and, for an estimate from ``planned``, the config keys to lower: those whose lowered value
+    (``job_params.lowered``) lowers the estimate, and the config lists its wildcards come from.
+    """
     resource = job_rule.resources.get(key)
     if resource is None:
         return  # the profile's default-resources apply, below every limit
     name = "job_hours" if unit == "h" else "job_memory_gb"
 
-    def check(amount, wildcards):
+    stage = Path(job_rule.snakefile).stem
+
+    def hints(estimate, wildcards):
+        """What to lower: every setting of the rule's stage whose lowered value lowers the job's
+        estimate (a resource computed when the job is sized), and its wildcards' config lists.
+        """
+        lower = []
+        if estimate is not None and stage in config:
+            lower = [
+                f"{dotted} = {value!r} (lowered: {amount / scale:.3g} {unit})"
+                for dotted, value, amount in what_lowers(
+                    config[stage], stage, lambda: estimate(wildcards)
+                )
+            ]
+        lower += [
+            f"this job's {k} = {wildcards[k]}, an entry of {dotted}"
+            for k, dotted in getattr(estimate, "wildcard_keys", {}).items()
+            if dotted is not None
+        ]
+        return "lower one of " + "; ".join(lower) if lower else "split the job"
+
+    def check(amount, wildcards, estimate=None):
         if isinstance(amount, int | float) and amount > limit * scale:
             where = dict(wildcards.items()) if wildcards else ""
             raise WorkflowError(
                 f"job {job_rule.name} {where} is estimated at {amount / scale:.3g} {unit}, over "
-                f"limits.{name} = {limit:g} {unit}. Nothing was run: split the job (fewer trials "
-                "or points per job) or raise the limit on purpose; `make plan` shows every estimate."
+                f"limits.{name} = {limit:g} {unit}. Nothing was run: "
+                f"{hints(estimate, wildcards)}; or raise the limit on purpose. `make plan` "
+                "shows every estimate."
             )
         return amount
 
@@ -288,7 +353,7 @@ def within_limits(job_rule, key, limit, unit, scale):
 
         @functools.wraps(estimate)
         def checked(wildcards, **kwargs):
-            return check(estimate(wildcards, **kwargs), wildcards)
+            return check(estimate(wildcards, **kwargs), wildcards, estimate)
 
         job_rule.resources[key] = Resource(key, checked)
     else:

@@ -1,55 +1,8 @@
 # Stage: hardmax versus softmax (Kajitsuka & Sato 2024 Thm 1 and the Boltzmann operator;
 # BigBird Prop. 1).
-from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_cost
-from expressivity.experiments.hardmax_vs_softmax.boltzmann import chunk_cost
-from expressivity.experiments.hardmax_vs_softmax.theorem1 import (
-    search_cost as theorem1_cost,
-)
-
 HVS = "hardmax_vs_softmax"
 HVS_CFG = config[HVS]
 HVS_RES = f"results/{HVS}"
-
-
-# the settings one job uses, as keywords of its experiments function (sweep lists that are
-# wildcards stay out)
-hvs_params = lambda section, *keys: {
-    "seed": config["seed"],
-    **settings(HVS, section, *keys),
-}
-
-# runtime and mem_mb of each job from the cost models of the experiments layer
-HVS_CHUNK_RES = job_resources(
-    *chunk_cost(
-        **settings(
-            HVS,
-            "boltzmann",
-            "n_chunks",
-            "n_vectors",
-            "size_max",
-            "scale_max",
-            "arb_dps",
-        )
-    )
-)
-HVS_THEOREM1_RES = job_resources(
-    *theorem1_cost(
-        **settings(
-            HVS,
-            "theorem1",
-            "n_draws",
-            "exact_draws",
-            "heads_max",
-            "head_size_max",
-            "labellings",
-        )
-    )
-)
-HVS_BIGBIRD_RES = per_job(
-    lambda wc: bigbird_cost(
-        n=int(wc.n), **settings(HVS, "bigbird", "trials", "n_betas")
-    )
-)
 
 
 TABLES[HVS] = {
@@ -87,19 +40,9 @@ rule hvs_boltzmann_chunk:
     conda:
         ENV
     resources:
-        **HVS_CHUNK_RES,
+        **planned(HVS, "boltzmann.chunk_cost", "boltzmann"),
     params:
-        **hvs_params(
-            "boltzmann",
-            "n_vectors",
-            "n_chunks",
-            "size_min",
-            "size_max",
-            "scale_max",
-            "tie_fraction",
-            "spreads",
-            "arb_dps",
-        ),
+        **job_params(HVS, "boltzmann.check_chunk", "boltzmann", supplied=["chunk"]),
     script:
         script_path(HVS, "boltzmann")
 
@@ -120,7 +63,7 @@ rule hvs_boltzmann_curves:
         mem_mb=500,
         runtime=5,
     params:
-        **hvs_params("boltzmann", "example_betas"),
+        **job_params(HVS, "boltzmann.limit_curves", "boltzmann"),
     script:
         script_path(HVS, "curves")
 
@@ -140,20 +83,9 @@ rule hvs_theorem1:
     conda:
         ENV
     resources:
-        **HVS_THEOREM1_RES,
+        **planned(HVS, "theorem1.search_cost", "theorem1"),
     params:
-        **hvs_params(
-            "theorem1",
-            "n_draws",
-            "d",
-            "heads_max",
-            "head_size_max",
-            "weight_scales",
-            "tie_tol",
-            "exact_draws",
-            "lam",
-            "labellings",
-        ),
+        **job_params(HVS, "theorem1.theorem1_tables", "theorem1"),
     script:
         script_path(HVS, "theorem1")
 
@@ -172,8 +104,8 @@ rule hvs_bigbird:
     conda:
         ENV
     resources:
-        **HVS_BIGBIRD_RES,
+        **planned(HVS, "bigbird.bigbird_cost", "bigbird", supplied=["n"]),
     params:
-        **hvs_params("bigbird", "trials", "beta_min", "beta_max", "n_betas"),
+        **job_params(HVS, "bigbird.bigbird_table", "bigbird", supplied=["n"]),
     script:
         script_path(HVS, "bigbird")

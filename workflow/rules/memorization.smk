@@ -1,60 +1,9 @@
 # Stage: memorization with one layer, one head, rank-1 weights (Kajitsuka & Sato 2024 Thm 2 and
 # Cor. 1; Zhang et al. 2017 FFN).
-# the module, not its names: every rules file shares one namespace (sparse_approximation.smk has a
-# search_cost of its own)
-from expressivity.experiments.memorization import cost as mem_cost
-
 MEM = "memorization"
 MEM_CFG = config[MEM]
 MEM_RES = f"results/{MEM}"
 
-
-# The settings one job uses, as keywords of its experiments function: `keys` of
-# memorization.<section> and the `shared` stage-wide ones (sweep lists that are wildcards stay out,
-# so a new point reruns only its own job).
-mem_params = lambda section, keys, shared=("n_classes", "r_min", "r_max", "margin"): {
-    "seed": config["seed"],
-    **{k: MEM_CFG[k] for k in shared},
-    **settings(MEM, section, *keys),
-}
-
-
-# runtime and mem_mb of each job from the cost model of the experiments layer (seconds, peak
-# bytes), so that `make plan` shows a config's cost before any work
-MEM_THEORY_RES = per_job(
-    lambda wc: mem_cost.theory_cost(
-        V=int(wc.V),
-        d=int(wc.d),
-        r_min=MEM_CFG["r_min"],
-        r_max=MEM_CFG["r_max"],
-        **settings(MEM, "theory", "n", "N_max", "eps", "max_digits"),
-    )
-)
-MEM_SEARCH_RES = per_job(
-    lambda wc: mem_cost.search_cost(
-        V=int(wc.V), d=int(wc.d), **settings(MEM, "search", "n", "N", "n_grid")
-    )
-)
-MEM_CURVE_RES = job_resources(
-    *mem_cost.curve_cost(
-        **settings(
-            MEM,
-            "curve",
-            "V",
-            "d",
-            "n",
-            "n_lams",
-            "zoom_points",
-            "max_digits",
-            "adversarial_k",
-        )
-    )
-)
-MEM_CONTRAST_RES = job_resources(
-    *mem_cost.contrast_cost(
-        **settings(MEM, "hardmax", "d", "degrees", "draws", "extra_shared")
-    )
-)
 
 TABLES[MEM] = {
     "theory": gathered(
@@ -96,9 +45,9 @@ rule mem_theory:
     conda:
         ENV
     resources:
-        **MEM_THEORY_RES,
+        **planned(MEM, "cost.theory_cost", "theory", supplied=["V", "d"]),
     params:
-        **mem_params("theory", ("n", "N_max", "eps", "max_digits")),
+        **job_params(MEM, "regimes.theory_rows", "theory", supplied=["d", "V"]),
     script:
         script_path(MEM, "theory")
 
@@ -117,9 +66,9 @@ rule mem_search:
     conda:
         ENV
     resources:
-        **MEM_SEARCH_RES,
+        **planned(MEM, "cost.search_cost", "search", supplied=["V", "d"]),
     params:
-        **mem_params("search", ("n", "N", "eps", "lam_mem", "n_grid")),
+        **job_params(MEM, "regimes.search_rows", "search", supplied=["d", "V"]),
     script:
         script_path(MEM, "search")
 
@@ -157,24 +106,9 @@ rule mem_curve:
     conda:
         ENV
     resources:
-        **MEM_CURVE_RES,
+        **planned(MEM, "cost.curve_cost", "curve"),
     params:
-        **mem_params(
-            "curve",
-            (
-                "V",
-                "d",
-                "n",
-                "eps",
-                "n_lams",
-                "lam_small",
-                "zoom_max",
-                "zoom_points",
-                "max_digits",
-                "adversarial_k",
-            ),
-            shared=("n_classes", "r_min", "r_max"),
-        ),
+        **job_params(MEM, "curve.curve_rows", "curve"),
     script:
         script_path(MEM, "curve")
 
@@ -193,12 +127,8 @@ rule mem_hardmax:
     conda:
         ENV
     resources:
-        **MEM_CONTRAST_RES,
+        **planned(MEM, "cost.contrast_cost", "hardmax"),
     params:
-        **mem_params(
-            "hardmax",
-            ("d", "degrees", "draws", "extra_shared", "lam"),
-            shared=("n_classes",),
-        ),
+        **job_params(MEM, "contrast.hardmax_contrast", "hardmax"),
     script:
         script_path(MEM, "hardmax")

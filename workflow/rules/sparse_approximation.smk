@@ -15,7 +15,6 @@ from expressivity.experiments.sparse_approximation.searches import (
 )
 from expressivity.experiments.sparse_approximation.cost import (
     OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
-    optimised_cost as sa_optimised_plan,
 )
 
 SA = "sparse_approximation"
@@ -23,7 +22,6 @@ SA_CFG = config[SA]
 SA_RES = f"results/{SA}"
 SA_BENCH = f"results/benchmarks/{SA}"
 SA_SWEEP = SA_CFG["sweep"]
-SA_MASS = SA_CFG["mass"]
 # the values of each varied setting (the config lists the forms under "forms")
 SA_VARIED = {
     key: SA_CFG["vary"]["forms" if key == "form" else key] for key in SA_VARIED_KEYS
@@ -32,8 +30,6 @@ SA_VARIED = {
 SA_GPU = 0 if SA_CFG["device"] == "cpu" else 1
 SA_RATE = SA_PLAN_FLOPS["cpu" if SA_GPU == 0 else "gpu"]
 
-# the stage's top-level settings `keys` (a job's params hold only those it uses)
-sa_settings = lambda *keys: {key: SA_CFG[key] for key in keys}
 # the config's value named by a vary job's wildcard, with its type (it keys the random stream)
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
 
@@ -52,19 +48,8 @@ sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
 )
 
 SA_OPT = SA_CFG["optimised"]
-SA_OPT_SETTINGS = {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
-
-
-# (CPU seconds, peak bytes) of one optimised-inputs job (every n at one k): an upper plan in which
-# every grid d fails after all its steps, on one CPU core
-sa_optimised_cost = lambda wc: sa_optimised_plan(
-    n=SA_OPT["n"],
-    k=int(wc.k),
-    trials=SA_OPT["trials"],
-    search=SA_CFG["search"],
-    optimise=SA_OPT_SETTINGS,
-    **sa_settings("R", "eps_ratio", "eps_zero", "delta"),
-)
+# the optimiser's settings, read when a job is sized or run
+sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 
 
 TABLES[SA] = {
@@ -136,17 +121,7 @@ rule sa_sweep:
         **per_job(sa_job_cost("sweep")),
         gpu=SA_GPU,
     params:
-        **sa_settings(
-            "target",
-            "R",
-            "eps_ratio",
-            "eps_zero",
-            "delta",
-            "search",
-            "device",
-            "mass_rows",
-        ),
-        seed=config["seed"],
+        **job_params(SA, "searches.sweep_table", supplied=["n", "k", "first", "trials"]),
     script:
         script_path(SA, "sweep")
 
@@ -173,12 +148,9 @@ rule sa_mass:
         **per_job(sa_job_cost("mass")),
         gpu=SA_GPU,
     params:
-        **sa_settings(
-            "target", "R", "eps_ratio", "delta", "search", "device", "mass_rows"
+        **job_params(
+            SA, "searches.mass_table", "mass", supplied=["n", "k", "first", "trials"]
         ),
-        seed=config["seed"],
-        eps=SA_MASS["eps"],
-        horizon_fraction=SA_MASS["horizon_fraction"],
     script:
         script_path(SA, "mass")
 
@@ -199,12 +171,15 @@ rule sa_vary:
     conda:
         ENV
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta", "search"),
-        seed=config["seed"],
-        n=SA_CFG["vary"]["n"],
-        k=SA_CFG["vary"]["k"],
-        trials=SA_CFG["vary"]["trials"],
-        value=sa_vary_value,
+        **job_params(
+            SA,
+            "searches.vary_table",
+            "vary",
+            supplied=["varied"],
+            # the stage's values: vary's own eps_ratio, eps_zero and R are the lists it sweeps
+            keys={key: f"{SA}.{key}" for key in ("R", "eps_ratio", "eps_zero")},
+            given={"value": sa_vary_value},
+        ),
     script:
         script_path(SA, "vary")
 
@@ -224,11 +199,17 @@ rule sa_reference:
     conda:
         ENV
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero"),
-        seed=config["seed"],
-        search=settings(SA, "search", "d_start", "resolution", "min_step"),
-        sweep=SA_SWEEP,
-        mass=SA_MASS,
+        **job_params(
+            SA,
+            "reference.reference_table",
+            # only the grid of the search: its other settings do not change the reference
+            given={
+                "search": {
+                    key: config[SA]["search"][key]
+                    for key in ("d_start", "resolution", "min_step")
+                }
+            },
+        ),
     script:
         script_path(SA, "reference")
 
@@ -246,12 +227,13 @@ rule sa_jl:
     conda:
         ENV
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
-        seed=config["seed"],
-        n=[n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]],
-        k=SA_SWEEP["k"],
-        trials=SA_CFG["jl"]["trials"],
-        max_rounds=SA_CFG["jl"]["max_rounds"],
+        **job_params(
+            SA,
+            "searches.jl_table",
+            "jl",
+            keys={"k": f"{SA}.sweep.k"},
+            given={"n": [n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]]},
+        ),
     script:
         script_path(SA, "jl")
 
@@ -271,11 +253,7 @@ rule sa_error:
     conda:
         ENV
     params:
-        **sa_settings("target", "R", "eps_ratio", "eps_zero", "delta"),
-        **{key: SA_CFG["search"][key] for key in ("d_start", "min_step", "block")},
-        seed=config["seed"],
-        n=SA_CFG["error"]["n"],
-        trials=SA_CFG["error"]["trials"],
+        **job_params(SA, "searches.error_table", "error", "search", supplied=["k"]),
     script:
         script_path(SA, "error")
 
@@ -294,14 +272,9 @@ rule sa_module:
         ENV
     resources:
         # the n x n logits and the Las Vegas draw's factors
-        mem_mb=max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
+        mem_mb=lambda wc: max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
     params:
-        **sa_settings("R", "eps_ratio", "eps_zero"),
-        **{
-            key: SA_CFG["module"][key]
-            for key in ("n", "d", "k", "trials", "max_rounds")
-        },
-        seed=config["seed"],
+        **job_params(SA, "construction.module_table", "module"),
     script:
         script_path(SA, "module")
 
@@ -319,12 +292,12 @@ rule sa_example:
     conda:
         ENV
     params:
-        **sa_settings("R", "eps_ratio", "eps_zero", "delta", "search"),
-        seed=config["seed"],
-        n=SA_CFG["module"]["n"],
-        kind=SA_CFG["module"]["example_kind"],
-        k=SA_CFG["module"]["example_k"],
-        window=SA_CFG["module"]["window"],
+        **job_params(
+            SA,
+            "construction.example_table",
+            "module",
+            keys={"kind": f"{SA}.module.example_kind", "k": f"{SA}.module.example_k"},
+        ),
     script:
         script_path(SA, "example")
 
@@ -344,17 +317,23 @@ rule sa_optimised:
     conda:
         ENV
     resources:
-        **per_job(sa_optimised_cost),
+        # an upper plan in which every grid d fails after all its steps, on one CPU core
+        **planned(
+            SA,
+            "cost.optimised_cost",
+            "optimised",
+            supplied=["k"],
+            given={"optimise": sa_optimise},
+        ),
         gpu=SA_GPU,
     params:
-        **sa_settings(
-            "target", "R", "eps_ratio", "eps_zero", "delta", "search", "device"
+        **job_params(
+            SA,
+            "optimised.optimised_table",
+            "optimised",
+            supplied=["k"],
+            given={"optimise": sa_optimise},
         ),
-        seed=config["seed"],
-        n=SA_OPT["n"],
-        trials=SA_OPT["trials"],
-        optimise=SA_OPT_SETTINGS,
-        circle_margin=SA_OPT["circle_margin"],
     script:
         script_path(SA, "optimised")
 
@@ -386,7 +365,11 @@ rule sa_models:
     conda:
         ENV
     params:
-        **SA_CFG["models"],
-        seed=config["seed"],
+        **job_params(
+            SA,
+            "models.models_tables",
+            "models",
+            supplied=["sweep", "mass", "reference"],
+        ),
     script:
         script_path(SA, "models")

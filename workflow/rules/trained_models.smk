@@ -3,13 +3,6 @@
 # uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
 # et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
 # one protocol (early stopping at the target, plateau detection, a budget).
-from expressivity.experiments.trained_models.cost import (
-    copy_cost,
-    heads_cost,
-    memorization_cost,
-    mixers_cost,
-    width_cost,
-)
 from expressivity.experiments.trained_models import ARMS as TM_ARMS
 
 TM = "trained_models"
@@ -29,62 +22,6 @@ TM_MIXERS = [
 # jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
 TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
-# what every job gets: the root seed, torch threads and device, seeds and the plateau rule
-TM_PARAMS = dict(
-    seed=config["seed"],
-    threads=TM_CFG["threads"],
-    device=TM_CFG["device"],
-    seeds=TM_CFG["seeds"],
-    min_gain=TM_CFG["min_gain"],
-)
-
-
-# the settings of one config section that a job uses, and no others (not its sweep lists)
-tm_settings = lambda section, *keys: settings(TM, section, *keys)
-
-
-# the settings every encoder job (copy, mixers) uses
-TM_ENCODER = (
-    "n",
-    "vocab",
-    "d_model",
-    "heads",
-    "lr",
-    "batch",
-    "budget",
-    "every",
-    "window",
-    "eval_size",
-)
-TM_DATA = ("vocab_size", "d", "n", "n_classes")
-# (seconds, peak bytes) of each job from the cost model: the rules' runtime and mem_mb
-tm_memorize_cost = memorization_cost(
-    seeds=TM_CFG["seeds"],
-    **tm_settings("memorization", *TM_DATA, "N", "width", "lr", "budget"),
-)
-tm_heads_cost = lambda wc: heads_cost(
-    heads=int(wc.heads),
-    head_size=TM_MEM["d"] if wc.size == "d" else int(wc.size),
-    seeds=TM_CFG["seeds"],
-    N=TM_HEADS["N"],
-    **tm_settings("memorization", *TM_DATA, "width", "lr", "budget"),
-)
-tm_width_cost = lambda wc: width_cost(
-    N=int(wc.N),
-    seeds=TM_CFG["seeds"],
-    **tm_settings("memorization", *TM_DATA),
-    **tm_settings("width_search", "widths", "lr", "budget"),
-)
-tm_copy_cost = lambda wc: copy_cost(
-    depth=int(wc.depth),
-    seeds=TM_CFG["seeds"],
-    **tm_settings("copy", *TM_ENCODER),
-)
-tm_mixers_cost = mixers_cost(
-    seeds=TM_CFG["seeds"],
-    **tm_settings("mixers", *TM_ENCODER, "depth"),
-)
-
 TABLES[TM] = {
     "memorization_curve": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
@@ -137,12 +74,12 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_memorize_cost),
+        **planned(TM, "cost.memorization_cost", "memorization"),
         gpu=TM_GPU,
     params:
-        **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA, "N", "pairs", "width", "lr", "budget"),
-        **tm_settings("memorization", "window", "record_every"),
+        **job_params(
+            TM, "memorization.memorization_rows", "memorization", supplied=["arm"]
+        ),
     script:
         script_path(TM, "memorize")
 
@@ -164,12 +101,26 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_heads_cost),
+        **planned(
+            TM,
+            "cost.heads_cost",
+            "heads_rank",
+            "memorization",
+            supplied=["heads"],
+            given={
+                "head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)
+            },
+        ),
         gpu=TM_GPU,
     params:
-        **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA, "width", "lr", "budget", "window"),
-        **tm_settings("heads_rank", "N", "pairs"),
+        # N and pairs of heads_rank, the rest of the memorization dataset and training
+        **job_params(
+            TM,
+            "memorization.heads_rows",
+            "heads_rank",
+            "memorization",
+            supplied=["heads", "size"],
+        ),
     script:
         script_path(TM, "heads")
 
@@ -190,12 +141,13 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_width_cost),
+        **planned(TM, "cost.width_cost", "width_search", "memorization", supplied=["N"]),
         gpu=TM_GPU,
     params:
-        **TM_PARAMS,
-        **tm_settings("memorization", *TM_DATA),
-        **tm_settings("width_search", "widths", "lr", "budget", "window"),
+        # the memorization dataset, the search's own training settings
+        **job_params(
+            TM, "width.width_rows", "width_search", "memorization", supplied=["N"]
+        ),
     script:
         script_path(TM, "width")
 
@@ -217,11 +169,10 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **per_job(tm_copy_cost),
+        **planned(TM, "cost.copy_cost", "copy", supplied=["depth"]),
         gpu=TM_GPU,
     params:
-        **TM_PARAMS,
-        **tm_settings("copy", *TM_ENCODER),
+        **job_params(TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"]),
     script:
         script_path(TM, "copying")
 
@@ -243,10 +194,11 @@ rule tm_mixers:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **job_resources(*tm_mixers_cost),
+        **planned(TM, "cost.mixers_cost", "mixers"),
         gpu=TM_GPU,
     params:
-        **TM_PARAMS,
-        **tm_settings("mixers", *TM_ENCODER, "depth", "kernel"),
+        **job_params(
+            TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"]
+        ),
     script:
         script_path(TM, "mixers")

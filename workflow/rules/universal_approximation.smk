@@ -1,24 +1,9 @@
 # Stage: universal approximation (Yun et al. 2020a/b; Fang et al. 2022; Kajitsuka & Sato 2024
 # Prop. 1). Constructions are reconstructed (see shared/papers/yun_fang.md); claims say so.
-# imported under the stage's prefix: every rules file shares one namespace
-from expressivity.experiments.universal_approximation import (
-    approximation_cost as ua_approximation_cost,
-    assumption_cost as ua_assumption_cost,
-    lemma6_cost as ua_lemma6_cost,
-    regression_cost as ua_regression_cost,
-    sparse_mapping_cost as ua_sparse_mapping_cost,
-    staircase_cost as ua_staircase_cost,
-)
-
 UA = "universal_approximation"
 UA_CFG = config[UA]
 UA_RES = f"results/{UA}"
 UA_BUDGET = UA_CFG["grid_budget"]
-
-
-ua_settings = lambda section, *keys: settings(UA, section, *keys)
-# runtime and mem_mb of each job: cost(**settings, **wildcards) gives CPU seconds and peak bytes
-ua_cost = lambda cost, **kw: per_job(lambda wc: cost(**kw, **numeric(wc)))
 
 
 # Lemma 6 grids (1/delta, d, n, size): within the budget they are checked, above it skipped.
@@ -33,10 +18,6 @@ UA_L6_SKIP = [g for g in UA_L6_ALL if g[3] > UA_BUDGET]
 UA_TARGETS = UA_CFG["approximation"]["targets"] + [
     UA_CFG["approximation"]["positional_target"]
 ]
-UA_APPROX = {
-    **ua_settings("approximation", "inv_delta", "samples", "n", "memorization_budget"),
-    "grid_budget": UA_BUDGET,
-}
 
 TABLES[UA] = {
     "lemma6": COMPUTED,
@@ -82,14 +63,9 @@ rule ua_lemma6:
     conda:
         ENV
     resources:
-        **ua_cost(
-            ua_lemma6_cost,
-            **ua_settings("lemma6", "beta_min", "beta_max", "softmax_subset"),
-            grid_budget=UA_BUDGET,
-        ),
+        **planned(UA, "lemma6.lemma6_cost", "lemma6", supplied=["m", "d", "n"]),
     params:
-        **ua_settings("lemma6", "beta_min", "beta_max", "softmax_subset"),
-        grid_budget=UA_BUDGET,
+        **job_params(UA, "lemma6.lemma6_check", "lemma6", supplied=["m", "d", "n"]),
     script:
         script_path(UA, "lemma6")
 
@@ -110,8 +86,12 @@ rule ua_lemma6_gather:
     conda:
         ENV
     params:
-        skipped=[list(s) for s in UA_L6_SKIP],
-        grid_budget=UA_BUDGET,
+        **job_params(
+            UA,
+            "lemma6.lemma6_tables",
+            supplied=["summaries", "curves"],
+            given={"skipped": [list(s) for s in UA_L6_SKIP]},
+        ),
     script:
         script_path(UA, "lemma6_gather")
 
@@ -131,11 +111,19 @@ rule ua_approximation:
     conda:
         ENV
     resources:
-        **ua_cost(ua_approximation_cost, **UA_APPROX),
+        **planned(
+            UA,
+            "approximation.approximation_cost",
+            "approximation",
+            supplied=["target", "d"],
+        ),
     params:
-        **UA_APPROX,
-        **ua_settings("approximation", "lam", "mp_dps"),
-        seed=config["seed"],
+        **job_params(
+            UA,
+            "approximation.approximation_table",
+            "approximation",
+            supplied=["target", "d"],
+        ),
     script:
         script_path(UA, "approximation")
 
@@ -153,10 +141,9 @@ rule ua_patterns:
     conda:
         ENV
     resources:
-        **ua_cost(ua_assumption_cost, **ua_settings("patterns", "n", "names")),
+        **planned(UA, "patterns.assumption_cost", "patterns"),
     params:
-        **ua_settings("patterns", "n", "names"),
-        seed=config["seed"],
+        **job_params(UA, "patterns.assumption_table", "patterns"),
     script:
         script_path(UA, "patterns")
 
@@ -174,15 +161,9 @@ rule ua_sparse_mapping:
     conda:
         ENV
     resources:
-        **ua_cost(
-            ua_sparse_mapping_cost,
-            **ua_settings(
-                "sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"
-            ),
-        ),
+        **planned(UA, "patterns.sparse_mapping_cost", "sparse_mapping"),
     params:
-        **ua_settings("sparse_mapping", "names", "inv_delta", "d", "n", "grid_budget"),
-        seed=config["seed"],
+        **job_params(UA, "patterns.sparse_mapping_table", "sparse_mapping"),
     script:
         script_path(UA, "sparse_mapping")
 
@@ -200,13 +181,9 @@ rule ua_staircase:
     conda:
         ENV
     resources:
-        **ua_cost(
-            ua_staircase_cost,
-            **ua_settings("polynomial", "d", "max_blocks", "max_degree", "n_test"),
-        ),
+        **planned(UA, "polynomial.staircase_cost", "polynomial"),
     params:
-        **ua_settings("polynomial", "d", "max_blocks", "max_degree", "n_test"),
-        seed=config["seed"],
+        **job_params(UA, "polynomial.staircase_table", "polynomial"),
     script:
         script_path(UA, "staircase")
 
@@ -224,14 +201,8 @@ rule ua_regression:
     conda:
         ENV
     resources:
-        **ua_cost(
-            ua_regression_cost,
-            **ua_settings("regression", "d", "degree", "n_train", "repeats", "n_test"),
-        ),
+        **planned(UA, "polynomial.regression_cost", "regression"),
     params:
-        **ua_settings(
-            "regression", "d", "degree", "n_train", "sigma", "repeats", "n_test"
-        ),
-        seed=config["seed"],
+        **job_params(UA, "polynomial.regression_table", "regression"),
     script:
         script_path(UA, "regression")

@@ -92,7 +92,7 @@ def contexts(ds: TokenDataset, v: np.ndarray) -> Contexts:
     z = ds.vocab @ v
     if np.any(z == 0):
         raise ValueError("a token projects to 0: v violates the lemma's bound (0 is in the set)")
-    N, n = ds.sequences.shape  # noqa: N806
+    N, n = ds.sequences.shape
     seq = np.repeat(np.arange(N), n)
     pos = np.tile(np.arange(n), N)
     token = ds.sequences.reshape(-1)
@@ -165,7 +165,7 @@ def values_exact(ds: TokenDataset, cx: Contexts, v: np.ndarray,
     """
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
-    Z, scale = exact_projections_rational(ds, v)  # noqa: N806
+    Z, scale = exact_projections_rational(ds, v)
     sign = [int(s) for s in cx.sign]
     if arm == "uniform":
         return ([s * sum(Z[m] for m in row) for s, row in zip(sign, cx.members.tolist(),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.attention import Head, attention_weights
 from expressivity.datasets import TokenDataset
 
@@ -42,13 +43,6 @@ def _positive(**values: float) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-
-
-def _count(low: int = 1, **values: int) -> None:
-    """A ``ValueError`` naming the first argument that is not an integer ``>= low``."""
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 def output_scale(eps: float, r_max: float) -> float:
@@ -66,7 +60,8 @@ def norm_bound(r_max: float, eps: float) -> float:
 
 def lam_theory(n: int, d: int, vocab_size: int, eps: float, r_min: float) -> float:
     """``(2 log n + 3) pi d (|V|+1)^4 / (8 eps r_min)`` ([D], Sec. 3.2 step 3 of the notes)."""
-    _count(n=n, d=d, vocab_size=vocab_size)
+    for name, value in (("n", n), ("d", d), ("vocab_size", vocab_size)):
+        integer(name, value, 1)
     _positive(eps=eps, r_min=r_min)
     return (2 * math.log(n) + 3) * math.pi * d * (vocab_size + 1) ** 4 / (8 * eps * r_min)
 
@@ -74,7 +69,8 @@ def lam_theory(n: int, d: int, vocab_size: int, eps: float, r_min: float) -> flo
 def log10_delta_theory(n: int, d: int, vocab_size: int, eps: float, r_min: float,
                        r_max: float) -> float:
     """``log10`` of eq. (8)'s ``delta`` ([R]; computed in log space: ``delta`` is << 1e-300)."""
-    _count(n=n, d=d, vocab_size=vocab_size)
+    for name, value in (("n", n), ("d", d), ("vocab_size", vocab_size)):
+        integer(name, value, 1)
     _positive(eps=eps, r_min=r_min, r_max=r_max)
     if n < 2:
         return -math.inf  # (log n)^2 = 0
@@ -91,7 +87,7 @@ def digits_bound(lam: float, r_max: float, guard: int = 30) -> int:
     if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
     _positive(r_max=r_max)
-    _count(low=0, guard=guard)
+    integer("guard", guard, 0)
     return int(math.ceil(2 * lam * r_max**2 / LN10)) + guard
 
 

@@ -17,6 +17,7 @@ import mpmath
 import numpy as np
 from flint import ctx
 
+from expressivity.arguments import integer
 from expressivity.ball_arithmetic import arb_log10, exact, exact_dot, exact_projections
 from expressivity.datasets import TokenDataset
 from expressivity.parameter_count import construction_parameters
@@ -70,9 +71,8 @@ def memorize(ds: TokenDataset, v: np.ndarray, lam: float, digits_needed: int,
     when the output is within 1/4 of it (it is exact in exact arithmetic).
     """
     lam = check_lam(lam)
-    for name, value, low in (("digits_needed", digits_needed, -guard + 10), ("guard", guard, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    guard = integer("guard", guard, 0)
+    integer("digits_needed", digits_needed, -guard + 10)
     layer = Rank1Layer.for_dataset(ds, v, lam, u)
     cx = contexts(ds, v)
     fdig = int(digits_needed) + guard

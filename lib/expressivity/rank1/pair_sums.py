@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.rank1.contexts import Contexts
 
 _EPS = np.finfo(float).eps
@@ -55,14 +56,14 @@ class PairSums:
         keep = ~(common_h[:, :, None] & common_l[:, None, :])  # (Q, n_i, n_j)
         coef = np.where(keep, wh[:, :, None] - wl[:, None, :], 0.0)
         s = np.where(keep, wh[:, :, None] + wl[:, None, :], -np.inf)
-        Q = len(lo)  # noqa: N806
+        Q = len(lo)
         coef, s = coef.reshape(Q, -1), s.reshape(Q, -1)
         smax = s.max(1)
         ds = np.where(np.isfinite(s), smax[:, None] - s, np.inf)
         return cls(lo=lo, hi=hi, coef=coef, ds=ds, smax=smax, scale=cx.scale[lo], w_lo=wl,
                    w_hi=wh)
 
-    def F(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802
+    def F(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(F, err)`` at ``b`` (shape ``(Q,)`` or ``(Q, G)``): the scaled sum and a bound on its
         float64 rounding error (exponent arguments, products and the summation)."""
         b = np.asarray(b, dtype=float)
@@ -155,8 +156,7 @@ def last_crossing_search(cx: Contexts, n_grid: int = 64) -> dict:
     Returns ``lam_last_crossing`` (0 when no pair ever crosses for ``lam >= 0``), the number of
     pairs and of crossing pairs.
     """
-    if not isinstance(n_grid, (int, np.integer)) or n_grid < 3:
-        raise ValueError(f"n_grid must be an integer >= 3, got {n_grid!r}")
+    integer("n_grid", n_grid, 3)
     lo, hi = cx.adjacent_pairs()
     if len(lo) == 0:
         return {"lam_last_crossing": 0.0, "pairs": 0, "crossing_pairs": 0}

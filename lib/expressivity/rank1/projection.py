@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from expressivity.arguments import integer
+
 #: Pair differences held at once by ``projection_ratio`` (about 64 MiB of doubles): memory stays
 #: O(|V| d) however large the vocabulary.
 _BLOCK_VALUES = 2**23
@@ -23,8 +25,7 @@ _BLOCK_VALUES = 2**23
 def projection_constant(vocab_size: int, d: int) -> float:
     """``c = sqrt(8 / (pi d)) / (|V| + 1)^2``: the lemma's bound on ``V ∪ {0}`` ([R], Sec. 3.2)."""
     for name, value in (("vocab_size", vocab_size), ("d", d)):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, 1)
     return math.sqrt(8.0 / (math.pi * d)) / (vocab_size + 1) ** 2
 
 
@@ -46,7 +47,7 @@ def projection_ratio(vocab: np.ndarray, v: np.ndarray) -> float:
     if v.shape != (vocab.shape[1],) or not np.isfinite(v).all():
         raise ValueError(f"v must be a finite vector of shape ({vocab.shape[1]},), got {v.shape}")
     pts = np.vstack([vocab, np.zeros((1, vocab.shape[1]))])
-    M, d = pts.shape  # noqa: N806
+    M, d = pts.shape
     rows = max(1, _BLOCK_VALUES // (M * d))
     best = math.inf
     for start in range(0, M - 1, rows):
@@ -65,9 +66,8 @@ def draw_projection(rng: np.random.Generator, vocab: np.ndarray, max_draws: int 
     ``projection_ratio`` (>= ``projection_constant``).
     """
     vocab = _check_vocab(vocab)
-    if not isinstance(max_draws, (int, np.integer)) or max_draws < 1:
-        raise ValueError(f"max_draws must be an integer >= 1, got {max_draws!r}")
-    V, d = vocab.shape  # noqa: N806
+    integer("max_draws", max_draws, 1)
+    V, d = vocab.shape
     bound = projection_constant(V, d)
     for draw in range(1, max_draws + 1):
         g = rng.standard_normal(d)

@@ -19,16 +19,21 @@ Three ways to get the same-token differences ([D], ours):
 
 And the layer's two limits in exact rational arithmetic (``separation_exact``): uniform averaging
 (``lam = 0``) and hardmax, where outputs of two token sets can coincide exactly (``delta = 0``).
+
+Each takes the layer (``Rank1Layer``: ``v``, ``lam``, ``W_O = alpha u``) and returns a
+``Separation``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from flint import arb, ctx
 
+from expressivity.arguments import integer
 from expressivity.ball_arithmetic import arb_log10, exact, exact_projections
 from expressivity.datasets import TokenDataset
 from expressivity.rank1.contexts import (
@@ -39,8 +44,35 @@ from expressivity.rank1.contexts import (
     values_exact,
     values_float,
 )
-from expressivity.rank1.layer import LN10
+from expressivity.rank1.layer import LN10, Rank1Layer
 from expressivity.rank1.pair_sums import PairSums
+
+
+@dataclass(frozen=True)
+class Separation:
+    """The exhaustive separation of a layer's outputs on one dataset (Theorem 2's ``delta``).
+
+    ``log10_delta``: ``log10 min(alpha min |C - C'|, delta_cross)`` over same-token pairs of
+    contexts and outputs of different tokens (``-inf`` when two outputs coincide, NaN when the
+    certification failed); ``delta_cross``: the cross-token minimum (float64, at least ``eps/2``);
+    ``precision``: how it was computed. The rest is what some methods know: the same-token part
+    (``log10_delta_same``, certified lower bound, and its midpoint ``log10_delta_same_mid``),
+    whether the bound is rigorous (``certified``), whether the asymptotic order held, the digits
+    used and those a direct evaluation needs, the largest output norm (compare with
+    ``r_max + eps/4``), and the exactly coinciding pairs (``collisions``, exact limits).
+    """
+
+    log10_delta: float
+    delta_cross: float
+    precision: str
+    certified: bool
+    log10_delta_same: float = math.nan
+    log10_delta_same_mid: float = math.nan
+    asymptotic_order: bool | None = None
+    max_norm: float = math.nan
+    digits: int | None = None
+    digits_needed: float = math.nan
+    collisions: int | None = None
 
 
 def _check_scale(alpha: float, u, d: int) -> None:
@@ -147,38 +179,38 @@ def max_output_norm(ds: TokenDataset, cx: Contexts, c: np.ndarray, alpha: float,
     return float(np.linalg.norm(y, axis=1).max())
 
 
-def separation_float(ds: TokenDataset, cx: Contexts, lam: float, alpha: float,
-                     u: np.ndarray) -> dict:
+def separation_float(ds: TokenDataset, cx: Contexts, layer: Rank1Layer) -> Separation:
     """The naive float64 check: compute the context values, subtract. ``delta`` reads 0 once the
     softmax has collapsed to hardmax (ties created by rounding)."""
+    lam, alpha, u = layer.lam, layer.alpha, layer.u
     _check_scale(alpha, u, ds.d)
     c = values_float(cx, lam) * cx.sign
     same = float_same_token_gap(cx, values_float(cx, lam))
     cross = cross_token_min(ds, cx, c, alpha, u)
     delta = min(alpha * same, cross)
-    return {"delta": delta, "log10_delta": math.log10(delta) if delta > 0 else -math.inf,
-            "max_norm": max_output_norm(ds, cx, c, alpha, u)}
+    return Separation(log10_delta=math.log10(delta) if delta > 0 else -math.inf,
+                      delta_cross=cross, precision="float64", certified=False,
+                      max_norm=max_output_norm(ds, cx, c, alpha, u))
 
 
-def separation_arb(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, alpha: float,
-                   u: np.ndarray, digits: int) -> dict:
-    """Exhaustive separation at ``lam`` from context values computed directly in ``arb``.
-
-    Returns the certified lower bound (log10) of the same-token minimum ``alpha min |C - C'|``, the
-    cross-token minimum, ``log10_delta`` (the smaller), the max output norm, whether the asymptotic
-    order held and the digits used.
-    """
+def separation_arb(ds: TokenDataset, cx: Contexts, layer: Rank1Layer, digits: int) -> Separation:
+    """Exhaustive separation at the layer's ``lam`` from context values computed directly in
+    ``arb`` at ``digits`` digits: the certified lower bound of the same-token minimum
+    ``alpha min |C - C'|`` (and its midpoint), the cross-token minimum, the max output norm,
+    whether the asymptotic order held."""
+    lam, alpha, u = layer.lam, layer.alpha, layer.u
     _check_scale(alpha, u, ds.d)
-    C = values_arb(ds, cx, v, lam, digits)
+    C = values_arb(ds, cx, layer.v, lam, digits)
     same = certified_same_token_gap(cx, C)
     c = np.array([float(x.mid()) for x in C]) * cx.sign
     cross = cross_token_min(ds, cx, c, alpha, u)
     log10_same = math.log10(alpha) + same["log10_lower"]
-    return {"log10_delta_same": log10_same, "delta_cross": cross,
-            "log10_delta": min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
-            "log10_delta_same_mid": math.log10(alpha) + same["log10_mid"],
-            "certified": same["certified"], "asymptotic_order": same["asymptotic_order"],
-            "max_norm": max_output_norm(ds, cx, c, alpha, u), "digits": digits}
+    return Separation(log10_delta=min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
+                      delta_cross=cross, precision=f"arb-{digits}", certified=same["certified"],
+                      log10_delta_same=log10_same,
+                      log10_delta_same_mid=math.log10(alpha) + same["log10_mid"],
+                      asymptotic_order=same["asymptotic_order"],
+                      max_norm=max_output_norm(ds, cx, c, alpha, u), digits=digits)
 
 
 def _certified_log_gaps(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float,
@@ -247,9 +279,10 @@ def _value_order_pairs(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float
     return adjacent(order)
 
 
-def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: float, alpha: float,
-                         u: np.ndarray, digits: int = 40, max_doublings: int = 6) -> dict:
-    """Certified exhaustive separation at ``lam`` from the normalised differences in ``arb``.
+def separation_certified(ds: TokenDataset, cx: Contexts, layer: Rank1Layer, digits: int = 40,
+                         max_doublings: int = 6) -> Separation:
+    """Certified exhaustive separation at the layer's ``lam`` from the normalised differences in
+    ``arb``.
 
     With exact projections (recomputed in ``arb`` from the doubles) and per context
     ``E_i = e^{b (w_i - w_1)}``, the difference of two contexts of one token is
@@ -266,15 +299,14 @@ def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: flo
     smallest over all same-token pairs. ``digits_needed``: the digits a direct evaluation needs
     (``-log10`` of the smallest difference relative to ``max |w|``, plus 2).
     """
-    lam = check_lam(lam)
+    v, lam, alpha, u = layer.v, check_lam(layer.lam), layer.alpha, layer.u
     _check_scale(alpha, u, ds.d)
-    for name, value, low in (("digits", digits, 10), ("max_doublings", max_doublings, 0)):
-        if not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    integer("digits", digits, 10)
+    integer("max_doublings", max_doublings, 0)
     c_float = values_float(cx, lam)
     c = c_float * cx.sign
     cross = cross_token_min(ds, cx, c, alpha, u)
-    base = {"delta_cross": cross, "max_norm": max_output_norm(ds, cx, c, alpha, u)}
+    max_norm = max_output_norm(ds, cx, c, alpha, u)
     lo, hi = cx.adjacent_pairs()
     asymptotic = True
     # float64 values accurate to ~1e-15 |w| that are clearly out of the asymptotic order: the arb
@@ -287,34 +319,37 @@ def separation_certified(ds: TokenDataset, cx: Contexts, v: np.ndarray, lam: flo
         asymptotic = False
         lo, hi = _value_order_pairs(ds, cx, v, lam, c_float, digits, max_doublings)
         ln_gap, used = _certified_log_gaps(ds, cx, v, lam, lo, hi, digits, max_doublings)
-    out = {**base, "asymptotic_order": asymptotic, "digits": used}
+    known = {"delta_cross": cross, "max_norm": max_norm, "asymptotic_order": asymptotic,
+             "digits": used, "precision": f"arb-{used} (normalised differences)"}
     if ln_gap is None:
-        return {**out, "certified": False, "log10_delta_same": math.nan,
-                "log10_delta": math.nan, "digits_needed": math.nan}
+        return Separation(log10_delta=math.nan, certified=False, **known)
     if not ln_gap:
-        return {**out, "certified": True, "log10_delta_same": math.inf,
-                "log10_delta": math.log10(cross), "digits_needed": math.nan}
+        return Separation(log10_delta=math.log10(cross), certified=True,
+                          log10_delta_same=math.inf, **known)
     lowest = min(ln_gap.values(), key=lambda a: float(a.lower()))
     log10_same = math.log10(alpha) + float(lowest.lower()) / LN10
     wmax = float(np.abs(cx.w).max())
-    return {**out, "certified": True, "log10_delta_same": log10_same,
-            "log10_delta": min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
-            "digits_needed": float(math.ceil(math.log10(wmax) - float(lowest.mid()) / LN10 + 2))}
+    return Separation(
+        log10_delta=min(log10_same, math.log10(cross)) if cross > 0 else -math.inf,
+        certified=True, log10_delta_same=log10_same,
+        digits_needed=float(math.ceil(math.log10(wmax) - float(lowest.mid()) / LN10 + 2)),
+        **known)
 
 
-def separation_exact(ds: TokenDataset, cx: Contexts, v: np.ndarray, arm: str, alpha: float,
-                     u: np.ndarray) -> dict:
+def separation_exact(ds: TokenDataset, cx: Contexts, layer: Rank1Layer, arm: str) -> Separation:
     """Exhaustive separation of one limit of the layer (``arm``: ``"uniform"``, ``lam = 0``, or
-    ``"hardmax"``) in exact rational arithmetic (``contexts.values_exact``).
+    ``"hardmax"``; the layer's own ``lam`` is not used) in exact rational arithmetic
+    (``contexts.values_exact``).
 
     Outputs of one token differ by ``alpha |C - C'|``, so two contexts with different token sets
-    collide exactly when their rational values are equal. Returns ``collisions`` (same-token pairs
-    of contexts that coincide; the dataset's token sets are distinct), ``log10_delta`` (``-inf``
-    when any collide, else ``log10 min(alpha min |C - C'|, cross-token minimum)``) and the
-    cross-token minimum (float64: at least ``eps / 2``).
+    collide exactly when their rational values are equal. ``collisions``: same-token pairs of
+    contexts that coincide (the dataset's token sets are distinct); ``log10_delta``: ``-inf`` when
+    any collide, else ``log10 min(alpha min |C - C'|, cross-token minimum)``; the cross-token
+    minimum in float64 (at least ``eps / 2``).
     """
+    alpha, u = layer.alpha, layer.u
     _check_scale(alpha, u, ds.d)
-    K, scale = values_exact(ds, cx, v, arm)  # noqa: N806
+    K, scale = values_exact(ds, cx, layer.v, arm)
     collisions = _colliding_pairs(K, cx.token)
     cross = cross_token_min(ds, cx, np.array([float(x * scale) for x in K]) * cx.sign, alpha, u)
     if collisions:
@@ -326,8 +361,8 @@ def separation_exact(ds: TokenDataset, cx: Contexts, v: np.ndarray, arm: str, al
         same = (math.log10(alpha) + math.log10(gap) + math.log10(scale.numerator)
                 - math.log10(scale.denominator) if gap is not None else math.inf)
         log10_delta = min(same, math.log10(cross)) if cross > 0 else -math.inf
-    return {"arm": arm, "collisions": collisions, "log10_delta": log10_delta,
-            "delta_cross": cross, "precision": "exact rational"}
+    return Separation(log10_delta=log10_delta, delta_cross=cross, precision="exact rational",
+                      certified=True, collisions=collisions)
 
 
 def _colliding_pairs(C: list, token: np.ndarray) -> int:

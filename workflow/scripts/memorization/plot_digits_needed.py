@@ -24,7 +24,7 @@ with figure(figsize=(6.5, 4.5)) as (fig, ax):
     ax.plot(jit(se["V"]), se["digits_theory"], ls="none", marker=MARKERS[0], color=PALETTE[0],
             mfc="none", label="regime (ii): bound at lam_theory (not computed)")
     both = np.concatenate([th["digits_star"], se["digits_star"]])
-    Vs = np.concatenate([th["V"], se["V"]])  # noqa: N816
+    Vs = np.concatenate([th["V"], se["V"]])
     ax.plot(jit(Vs), np.maximum(both, 1), ls="none", marker=MARKERS[2], color=PALETTE[2],
             label="measured at lam_star, just above the last crossing (a sufficient lam)")
     ax.axhline(FLOAT64_DIGITS, color="black", ls="--", lw=1, label="float64 (15.95 digits)")

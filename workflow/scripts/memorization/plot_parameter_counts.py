@@ -16,7 +16,7 @@ df = read_table(snakemake.input[0], [
 ns, dims = sorted(set(df["n"])), sorted(set(df["d"]))
 colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(ns)}
 marker = {d: MARKERS[i % len(MARKERS)] for i, d in enumerate(dims)}
-N = np.geomspace(df["N"].min(), df["N"].max(), 50)  # noqa: N816
+N = np.geomspace(df["N"].min(), df["N"].max(), 50)
 d, n = int(df["d"].max()), int(df["n"].max())
 
 with figure(2, 2, figsize=(11, 6.5), gridspec_kw={"height_ratios": [1, 0.22]}) as (fig, axes):

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from expressivity.experiments.universal_approximation import LEMMA6_SOFTMAX_COLUMNS, lemma6_check
+from expressivity.experiments.universal_approximation.lemma6 import LEMMA6_SOFTMAX_COLUMNS, lemma6_check
 from expressivity.io import write_table
 from expressivity.joblog import job_log
 

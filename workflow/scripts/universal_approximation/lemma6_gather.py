@@ -1,6 +1,6 @@
 """One Lemma 6 table: checked grids, plus a row per grid skipped for exceeding the budget."""
 
-from expressivity.experiments.universal_approximation import lemma6_tables
+from expressivity.experiments.universal_approximation.lemma6 import lemma6_tables
 from expressivity.io import read_table, write_table
 from expressivity.joblog import job_log
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from expressivity.experiments.universal_approximation import assumption_table
+from expressivity.experiments.universal_approximation.patterns import assumption_table
 from expressivity.io import write_table
 from expressivity.joblog import job_log
 

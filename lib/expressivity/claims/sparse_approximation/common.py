@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from expressivity.claims import Measurement, not_evaluated
-from expressivity.experiments.sparse_approximation.models import QUANTITIES, usable
+from expressivity.growth_models import QUANTITIES, usable
 
 LCW = "Likhosherstov, Choromanski & Weller 2021 (AAAI 2023)"
 PROV = ("statement: abstract [V] and Fig. 2 caption [V2]; precision definition, B, construction "

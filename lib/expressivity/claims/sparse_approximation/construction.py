@@ -15,8 +15,7 @@ from expressivity.claims.sparse_approximation.common import (
     REPLICATES,
     undecided,
 )
-from expressivity.experiments.sparse_approximation.models import usable
-from expressivity.growth_models import crossover_interval, resamples_of
+from expressivity.growth_models import crossover_interval, resamples_of, usable
 from expressivity.slope_tests import BEYOND, EQUIVALENT, UNDECIDED
 
 #: How far the measured crossover n* may lie from the reference's n*: a factor sqrt(2), half (in

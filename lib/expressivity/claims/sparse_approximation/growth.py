@@ -24,9 +24,9 @@ from expressivity.claims.sparse_approximation.common import (
     rows,
     trials,
 )
-from expressivity.experiments.sparse_approximation.models import MARGIN_EXPONENT
 from expressivity.growth_models import (
     FITS_ON,
+    MARGIN_EXPONENT,
     bootstrap_errors,
     drift,
     out_of_sample_errors,

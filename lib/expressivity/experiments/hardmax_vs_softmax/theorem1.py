@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rank1.layer import digits_bound
 from expressivity.rank1.memorizer import memorize
@@ -84,9 +85,7 @@ def memorizer_table(*, seed: int, d: int, lam: float, labellings: int) -> list[d
     under ``labellings`` random labellings: each a permutation of ``0 .. 7`` drawn from the seed,
     so all eight labels differ and the shared tokens carry different labels in the two sequences
     (what no hardmax layer can give). One row per labelling."""
-    if isinstance(labellings, bool) or not isinstance(labellings, (int, np.integer)) \
-            or labellings < 1:
-        raise ValueError(f"labellings must be an integer >= 1, got {labellings!r}")
+    integer("labellings", labellings, 1)
     e = np.eye(d)[0]
     digits = digits_bound(lam, float(np.max(np.abs(np.concatenate(THEOREM1_TOKENS)))))
     rows = []

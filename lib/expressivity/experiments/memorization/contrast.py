@@ -26,7 +26,7 @@ from expressivity.equal_power_sums import equal_power_sum_pair, small_lam_log10_
 from expressivity.experiments.memorization.cost import contrast_cost, progress_tracker
 from expressivity.experiments.memorization.regimes import limit_fields, memorizer_fields
 from expressivity.rank1.contexts import contexts
-from expressivity.rank1.layer import lam_theory, log10_delta_theory, output_scale
+from expressivity.rank1.layer import Rank1Layer, lam_theory, log10_delta_theory, output_scale
 from expressivity.rank1.projection import draw_projection
 from expressivity.rank1.separation import separation_certified
 from expressivity.rng import generator
@@ -61,10 +61,10 @@ def contrast_row(rng: np.random.Generator, *, family: str, k: int, d: int, n_cla
            "small_lam_log10_coef": small_lam_log10_delta(pair, v, alpha),
            **limit_fields(ds, cx, v)}
     for name, at in (("theory", lt), ("lam", lam)):
-        sep = separation_certified(ds, cx, v, at, alpha, v)
-        row.update({f"softmax_{name}_log10_delta": sep["log10_delta"],
-                    f"softmax_{name}_certified": sep["certified"],
-                    f"softmax_{name}_digits_needed": sep["digits_needed"]})
+        sep = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, at))
+        row.update({f"softmax_{name}_log10_delta": sep.log10_delta,
+                    f"softmax_{name}_certified": sep.certified,
+                    f"softmax_{name}_digits_needed": sep.digits_needed})
     row.update(memorizer_fields(ds, v, lam, row["softmax_lam_digits_needed"]
                                 if row["softmax_lam_certified"] else None))
     return row

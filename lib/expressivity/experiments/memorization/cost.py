@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rank1.layer import digits_bound, lam_theory
 
@@ -45,18 +46,18 @@ BASE_BYTES = 120 * 2**20
 
 
 def _counts(**values: int) -> None:
+    """``arguments.integer(name, value, 1)`` for every keyword."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, 1)
 
 
-def _grid_bytes(P: int, n: int, n_grid: int) -> int:  # noqa: N803
+def _grid_bytes(P: int, n: int, n_grid: int) -> int:
     """The pair sums (``P`` pairs of ``n^2`` terms, a few arrays) and one block of the grid scan
     (``pair_sums._GRID_VALUES`` terms, a few temporaries)."""
     return 5 * 8 * P * n * n + 4 * 8 * min(P * n * n * n_grid, 2**21)
 
 
-def search_cost(*, V: int, d: int, n: Sequence[int], N: Sequence[int],  # noqa: N803
+def search_cost(*, V: int, d: int, n: Sequence[int], N: Sequence[int],
                 n_grid: int) -> tuple[float, int]:
     """``(seconds, peak bytes)`` of job ``mem_search`` at one ``(d, |V|)`` over its ``(n, N)``
     (those ``N > C(|V|, n)`` are skipped, as the job skips them): per dataset the vocabulary, the
@@ -69,7 +70,7 @@ def search_cost(*, V: int, d: int, n: Sequence[int], N: Sequence[int],  # noqa: 
             _counts(n=size, N=count)
             if count > math.comb(V, size):
                 continue
-            P = count * size  # noqa: N806
+            P = count * size
             seconds += (SECONDS["dataset"] + SECONDS["vocab"] * V * V
                         + SECONDS["projection"] * V * V * d
                         + SECONDS["grid"] * P * size**2 * n_grid
@@ -79,7 +80,7 @@ def search_cost(*, V: int, d: int, n: Sequence[int], N: Sequence[int],  # noqa: 
     return seconds, int(peak)
 
 
-def theory_cost(*, V: int, d: int, n: Sequence[int], N_max: int, r_min: float,  # noqa: N803
+def theory_cost(*, V: int, d: int, n: Sequence[int], N_max: int, r_min: float,
                 r_max: float, eps: float, max_digits: int) -> tuple[float, int]:
     """``(seconds, peak bytes)`` of job ``mem_theory`` at one ``(d, |V|)``: per sequence length the
     dataset of ``min(N_max, C(|V|, n))`` sequences, the search, two certified separations and, when
@@ -89,8 +90,8 @@ def theory_cost(*, V: int, d: int, n: Sequence[int], N_max: int, r_min: float,  
     seconds, peak = 0.0, BASE_BYTES
     for size in n:
         _counts(n=size)
-        P = min(N_max, math.comb(V, size)) * size  # noqa: N806
-        D = digits_bound(lam_theory(size, d, V, eps, r_min), r_max)  # noqa: N806
+        P = min(N_max, math.comb(V, size)) * size
+        D = digits_bound(lam_theory(size, d, V, eps, r_min), r_max)
         seconds += (SECONDS["dataset"] + SECONDS["grid"] * P * size**2 * 64
                     + 2 * SECONDS["certified"] * P * size**2 + SECONDS["context"] * P)
         if D <= max_digits:
@@ -100,7 +101,7 @@ def theory_cost(*, V: int, d: int, n: Sequence[int], N_max: int, r_min: float,  
     return seconds, int(peak)
 
 
-def curve_cost(*, V: int, d: int, n: int, n_lams: int, zoom_points: int, max_digits: int,  # noqa: N803
+def curve_cost(*, V: int, d: int, n: int, n_lams: int, zoom_points: int, max_digits: int,
                adversarial_k: int) -> tuple[float, int]:
     """``(seconds, peak bytes)`` of job ``mem_curve``: two small datasets (every token set of the
     random one; the adversarial pair has ``2^k`` tokens a side and two shared), a certified and a
@@ -110,7 +111,7 @@ def curve_cost(*, V: int, d: int, n: int, n_lams: int, zoom_points: int, max_dig
             adversarial_k=adversarial_k)
     sizes = [(math.comb(V, n) * n, n), (2 * (2**adversarial_k + 2), 2**adversarial_k + 2)]
     seconds = 0.0
-    for P, size in sizes:  # noqa: N806
+    for P, size in sizes:
         seconds += (SECONDS["dataset"] + (n_lams + zoom_points + 2)
                     * (SECONDS["certified"] * P * size**2 + SECONDS["context"] * P)
                     + SECONDS["digits"] * P * size * max_digits**1.5)
@@ -124,13 +125,11 @@ def contrast_cost(*, d: Sequence[int], degrees: Sequence[int], draws: int,
     at a few dozen digits."""
     _counts(draws=draws, **{f"d[{i}]": x for i, x in enumerate(d)},
             **{f"degrees[{i}]": k for i, k in enumerate(degrees)})
-    if isinstance(extra_shared, bool) or not isinstance(extra_shared, (int, np.integer)) \
-            or extra_shared < 0:
-        raise ValueError(f"extra_shared must be an integer >= 0, got {extra_shared!r}")
+    integer("extra_shared", extra_shared, 0)
     seconds, peak = 0.0, BASE_BYTES
     for k in [1, *degrees]:  # the Theorem 1 pair is a k = 1 member
         size = 2**k + 2 + extra_shared
-        P = 2 * size  # noqa: N806
+        P = 2 * size
         seconds += len(d) * draws * (SECONDS["pair"] + 2 * SECONDS["certified"] * P * size**2)
         peak = max(peak, BASE_BYTES + 12 * 8 * P * size**2)
     return seconds, peak

@@ -23,7 +23,13 @@ from expressivity.equal_power_sums import equal_power_sum_pair, small_lam_log10_
 from expressivity.experiments.memorization.cost import progress_tracker
 from expressivity.experiments.memorization.regimes import check_settings, dataset_with_projection
 from expressivity.rank1.contexts import contexts
-from expressivity.rank1.layer import digits_bound, lam_theory, log10_delta_theory, output_scale
+from expressivity.rank1.layer import (
+    Rank1Layer,
+    digits_bound,
+    lam_theory,
+    log10_delta_theory,
+    output_scale,
+)
 from expressivity.rank1.pair_sums import last_crossing_search
 from expressivity.rank1.projection import draw_projection
 from expressivity.rank1.separation import (
@@ -38,7 +44,7 @@ from expressivity.rng import generator
 DATASETS = ("random", "adversarial")
 
 
-def curve_dataset(*, seed: int, V: int, d: int, n: int, n_classes: int,  # noqa: N803
+def curve_dataset(*, seed: int, V: int, d: int, n: int, n_classes: int,
                   r_min: float, r_max: float, eps: float):
     """The random dataset of the ``delta_vs_lambda`` job (every token set of ``n`` of the ``|V|``
     tokens) and its projection: ``(ds, v, row fields)``."""
@@ -67,7 +73,7 @@ def _lams(lt: float, *, n_lams: int, lam_small: float, zoom_max: float,
     return [("zoom", float(x)) for x in zoom] + [("log", float(x)) for x in logs]
 
 
-def curve_rows(*, seed: int, V: int, d: int, n: int, n_classes: int,  # noqa: N803
+def curve_rows(*, seed: int, V: int, d: int, n: int, n_classes: int,
                r_min: float, r_max: float, eps: float, n_lams: int, lam_small: float,
                zoom_max: float, zoom_points: int, max_digits: int, adversarial_k: int,
                log: logging.Logger | None = None) -> list[dict]:
@@ -107,22 +113,22 @@ def curve_rows(*, seed: int, V: int, d: int, n: int, n_classes: int,  # noqa: N8
                  "digits_needed": math.nan, "digits_bound": math.nan,
                  "asymptote_log10_delta": math.nan}
         for arm, grid, lam in (("uniform", "zero", 0.0), ("hardmax", "limit", math.inf)):
-            exact = separation_exact(ds, cx, v, arm, alpha, v)
+            exact = separation_exact(ds, cx, Rank1Layer.for_dataset(ds, v, 0.0), arm)
             rows.append({**base, "arm": arm, "grid": grid, "lam": lam, **empty,
-                         "exact_log10_delta": exact["log10_delta"],
-                         "collisions": exact["collisions"]})
+                         "exact_log10_delta": exact.log10_delta,
+                         "collisions": exact.collisions})
             done(len(rows) - 1, arm=arm, dataset=name)
         for grid, lam in grids[name]:
-            cert = separation_certified(ds, cx, v, lam, alpha, v)
+            layer = Rank1Layer.for_dataset(ds, v, lam)
+            cert = separation_certified(ds, cx, layer)
             digits = digits_bound(lam, ds.r_max)
-            arb_value = (separation_arb(ds, cx, v, lam, alpha, v, digits)["log10_delta"]
+            arb_value = (separation_arb(ds, cx, layer, digits).log10_delta
                          if grid == "log" and digits <= max_digits else math.nan)
             rows.append({**base, "arm": "softmax", "grid": grid, "lam": lam, **empty,
-                         "certified_log10_delta": cert["log10_delta"],
-                         "certified": cert["certified"],
-                         "float64_log10_delta": separation_float(ds, cx, lam, alpha,
-                                                                 v)["log10_delta"],
-                         "arb_log10_delta": arb_value, "digits_needed": cert["digits_needed"],
+                         "certified_log10_delta": cert.log10_delta,
+                         "certified": cert.certified,
+                         "float64_log10_delta": separation_float(ds, cx, layer).log10_delta,
+                         "arb_log10_delta": arb_value, "digits_needed": cert.digits_needed,
                          "digits_bound": digits,
                          "asymptote_log10_delta": coef + pair.k * math.log10(lam)
                          if adv is not None else math.nan})

@@ -52,7 +52,7 @@ def parameter_table(df: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise ValueError(f"df lacks the column(s) {', '.join(missing)}")
     out = df[list(INPUT_COLUMNS)].copy()
-    counts = [construction_parameters(int(N), int(n), int(d))  # noqa: N806
+    counts = [construction_parameters(int(N), int(n), int(d))
               for N, n, d in zip(out["N"], out["n"], out["d"], strict=True)]
     out["n_parameters"] = [c["total"] for c in counts]
     out["n_attention"] = [c["attention"] for c in counts]

@@ -22,15 +22,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset, token_separated_dataset
 from expressivity.experiments.memorization.cost import progress_tracker, search_cost, theory_cost
 from expressivity.rank1.contexts import ARMS, Contexts, contexts
 from expressivity.rank1.layer import (
+    Rank1Layer,
     digits_bound,
     lam_theory,
     log10_delta_theory,
     norm_bound,
-    output_scale,
 )
 from expressivity.rank1.memorizer import memorize
 from expressivity.rank1.pair_sums import last_crossing_search
@@ -60,17 +61,15 @@ def check_settings(**values) -> None:
             what = {"lam_mem": "a finite number >= 0", "margin": "a number in (0, 1]"}.get(
                 name, "a finite number > 0")
         else:
-            low = {"n": 2, "max_digits": 100, "n_grid": 8, "n_lams": 2}.get(name, 1)
-            ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool) \
-                and value >= low
-            what = f"an integer >= {low}"
+            integer(name, value, {"n": 2, "max_digits": 100, "n_grid": 8, "n_lams": 2}.get(name, 1))
+            continue
         if not ok:
             raise ValueError(f"{name} must be {what}, got {value!r}")
     if values.get("r_min", 0) > values.get("r_max", math.inf):
         raise ValueError(f"r_min = {values['r_min']} must be at most r_max = {values['r_max']}")
 
 
-def dataset_with_projection(rng: np.random.Generator, *, V: int, d: int, n: int,  # noqa: N803
+def dataset_with_projection(rng: np.random.Generator, *, V: int, d: int, n: int,
                             N: int, n_classes: int, r_min: float, r_max: float, eps: float):
     """A token-separated dataset, its projection ``v`` and the row fields describing both."""
     ds = token_separated_dataset(rng, V, d, n, N, n_classes, r_min=r_min, r_max=r_max, eps=eps)
@@ -92,12 +91,11 @@ def limit_fields(ds: TokenDataset, cx: Contexts, v: np.ndarray) -> dict:
     """The layer's two limits in exact rational arithmetic (``separation.separation_exact``):
     ``<arm>_log10_delta`` (``-inf``: outputs of two token sets coincide) and ``<arm>_collisions``
     for ``arm`` in uniform (``lam = 0``) and hardmax."""
-    alpha = output_scale(ds.eps, ds.r_max)
+    layer = Rank1Layer.for_dataset(ds, v, 0.0)
     out = {}
     for arm in ARMS:
-        res = separation_exact(ds, cx, v, arm, alpha, v)
-        out.update({f"{arm}_log10_delta": res["log10_delta"],
-                    f"{arm}_collisions": res["collisions"]})
+        res = separation_exact(ds, cx, layer, arm)
+        out.update({f"{arm}_log10_delta": res.log10_delta, f"{arm}_collisions": res.collisions})
     return out
 
 
@@ -111,10 +109,10 @@ def memorizer_fields(ds: TokenDataset, v: np.ndarray, lam: float,
               "n_parameters": math.nan, "n_attention": math.nan, "n_ffn": math.nan,
               "mem_digits_needed": math.nan, "feature_digits": math.nan, "ffn_digits": math.nan}
     if digits_needed is None:
-        sep = separation_certified(ds, contexts(ds, v), v, lam, output_scale(ds.eps, ds.r_max), v)
-        if not sep["certified"]:
+        sep = separation_certified(ds, contexts(ds, v), Rank1Layer.for_dataset(ds, v, lam))
+        if not sep.certified:
             return {**fields, "mem_certified": False}
-        digits_needed = sep["digits_needed"]
+        digits_needed = sep.digits_needed
     # nan: no two contexts share a token (the token ids alone separate): a few digits suffice
     need = int(digits_needed) if math.isfinite(digits_needed) else 1
     res = memorize(ds, v, lam, need)
@@ -132,13 +130,13 @@ def _crossing_fields(ds: TokenDataset, cx: Contexts, v: np.ndarray, lt: float, m
     search = last_crossing_search(cx, n_grid=n_grid)
     last = search["lam_last_crossing"]
     lam_star = last * (1 + margin)
-    star = separation_certified(ds, cx, v, lam_star, output_scale(ds.eps, ds.r_max), v)
+    star = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, lam_star))
     return {"lam_last_crossing": last, "pairs": search["pairs"],
             "crossing_pairs": search["crossing_pairs"], "lam_star": lam_star,
             "lam_ratio": lt / last if last > 0 else math.inf, "star": star}
 
 
-def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int,  # noqa: N803
+def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int,
                n_classes: int, r_min: float, r_max: float, eps: float, max_digits: int,
                margin: float) -> dict:
     """Regime (i) on one dataset of ``min(N_max, C(|V|, n))`` sequences: the layer at
@@ -150,35 +148,35 @@ def theory_row(rng: np.random.Generator, *, V: int, d: int, n: int, N_max: int, 
     has collapsed), the last crossing by search, the exact limits and the memorizer built at
     ``lam_theory``.
     """
-    N = min(N_max, math.comb(V, n))  # noqa: N806
+    N = min(N_max, math.comb(V, n))
     ds, v, row = dataset_with_projection(rng, V=V, d=d, n=n, N=N, n_classes=n_classes,
                                          r_min=r_min, r_max=r_max, eps=eps)
-    alpha = output_scale(ds.eps, r_max)
     theory = _theory_fields(ds)
     lt, digits = theory["lam_theory"], theory["digits_theory"]
+    at_theory = Rank1Layer.for_dataset(ds, v, lt)
     cx = contexts(ds, v)
     row.update({"regime": "theory", **theory, "computed": digits <= max_digits})
     cross = _crossing_fields(ds, cx, v, lt, margin, n_grid=64)
     star = cross.pop("star")
-    row.update({**cross, "log10_delta_star": star["log10_delta"],
-                "certified_star": star["certified"], "digits_star": star["digits_needed"]})
-    norm = separation_certified(ds, cx, v, lt, alpha, v)
-    row.update({"log10_delta_normalised": norm["log10_delta"],
-                "digits_needed": norm["digits_needed"], **limit_fields(ds, cx, v)})
+    row.update({**cross, "log10_delta_star": star.log10_delta,
+                "certified_star": star.certified, "digits_star": star.digits_needed})
+    norm = separation_certified(ds, cx, at_theory)
+    row.update({"log10_delta_normalised": norm.log10_delta,
+                "digits_needed": norm.digits_needed, **limit_fields(ds, cx, v)})
     if row["computed"]:
-        direct = separation_arb(ds, cx, v, lt, alpha, v, digits)
-        flt = separation_float(ds, cx, lt, alpha, v)
-        row.update({"log10_delta": direct["log10_delta"], "certified": direct["certified"],
-                    "asymptotic_order": direct["asymptotic_order"],
-                    "delta_cross": direct["delta_cross"], "max_norm": direct["max_norm"],
-                    "float64_log10_delta": flt["log10_delta"], "precision": f"arb-{digits}"})
-        row.update(memorizer_fields(ds, v, lt, norm["digits_needed"]))
+        direct = separation_arb(ds, cx, at_theory, digits)
+        flt = separation_float(ds, cx, at_theory)
+        row.update({"log10_delta": direct.log10_delta, "certified": direct.certified,
+                    "asymptotic_order": direct.asymptotic_order,
+                    "delta_cross": direct.delta_cross, "max_norm": direct.max_norm,
+                    "float64_log10_delta": flt.log10_delta, "precision": f"arb-{digits}"})
+        row.update(memorizer_fields(ds, v, lt, norm.digits_needed))
     else:
         row.update({"log10_delta": math.nan, "certified": math.nan, "precision": "not computed"})
     return row
 
 
-def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,  # noqa: N803
+def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,
                n_classes: int, r_min: float, r_max: float, eps: float, lam_mem: float,
                margin: float, n_grid: int) -> dict:
     """Regime (ii): the last crossing by search, the certified separation at
@@ -186,27 +184,26 @@ def search_row(rng: np.random.Generator, *, V: int, d: int, n: int, N: int,  # n
     the total bits), the exact limits, and the memorizer at ``lam_mem``."""
     ds, v, row = dataset_with_projection(rng, V=V, d=d, n=n, N=N, n_classes=n_classes,
                                          r_min=r_min, r_max=r_max, eps=eps)
-    alpha = output_scale(ds.eps, r_max)
     theory = _theory_fields(ds)
     cx = contexts(ds, v)
     cross = _crossing_fields(ds, cx, v, theory["lam_theory"], margin, n_grid)
     star = cross.pop("star")
-    flt = separation_float(ds, cx, cross["lam_star"], alpha, v)
-    at_theory = separation_certified(ds, cx, v, theory["lam_theory"], alpha, v)
+    flt = separation_float(ds, cx, Rank1Layer.for_dataset(ds, v, cross["lam_star"]))
+    at_theory = separation_certified(ds, cx, Rank1Layer.for_dataset(ds, v, theory["lam_theory"]))
     row.update({"regime": "search", **theory, **cross,
-                "log10_delta": star["log10_delta"], "certified": star["certified"],
-                "asymptotic_order": star["asymptotic_order"], "delta_cross": star["delta_cross"],
-                "max_norm": star["max_norm"], "digits_star": star["digits_needed"],
-                "float64_log10_delta": flt["log10_delta"],
-                "precision": f"arb-{star['digits']} (normalised differences)",
-                "log10_delta_at_theory": at_theory["log10_delta"],
-                "certified_at_theory": at_theory["certified"],
-                "digits_at_theory": at_theory["digits_needed"], **limit_fields(ds, cx, v)})
+                "log10_delta": star.log10_delta, "certified": star.certified,
+                "asymptotic_order": star.asymptotic_order, "delta_cross": star.delta_cross,
+                "max_norm": star.max_norm, "digits_star": star.digits_needed,
+                "float64_log10_delta": flt.log10_delta,
+                "precision": f"arb-{star.digits} (normalised differences)",
+                "log10_delta_at_theory": at_theory.log10_delta,
+                "certified_at_theory": at_theory.certified,
+                "digits_at_theory": at_theory.digits_needed, **limit_fields(ds, cx, v)})
     row.update(memorizer_fields(ds, v, lam_mem))
     return row
 
 
-def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,  # noqa: N803
+def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,
                 n_classes: int, r_min: float, r_max: float, eps: float, max_digits: int,
                 margin: float, log: logging.Logger | None = None) -> list[dict]:
     """Job ``mem_theory`` at one ``(d, |V|)``: ``theory_row`` for every sequence length in ``n``,
@@ -226,7 +223,7 @@ def theory_rows(*, seed: int, d: int, V: int, n: Sequence[int], N_max: int,  # n
     return rows
 
 
-def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, list]:  # noqa: N803
+def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, list]:
     """``(run, skipped)``: the ``(n, N)`` of a regime (ii) job; a vocabulary of ``|V|`` tokens has
     only ``C(|V|, n)`` token sets, so larger ``N`` are skipped."""
     points = [(size, count) for size in n for count in N]
@@ -234,7 +231,7 @@ def search_points(V: int, n: Sequence[int], N: Sequence[int]) -> tuple[list, lis
             [p for p in points if p[1] > math.comb(V, p[0])])
 
 
-def search_rows(*, seed: int, d: int, V: int, n: Sequence[int], N: Sequence[int],  # noqa: N803
+def search_rows(*, seed: int, d: int, V: int, n: Sequence[int], N: Sequence[int],
                 n_classes: int, r_min: float, r_max: float, eps: float, lam_mem: float,
                 margin: float, n_grid: int, log: logging.Logger | None = None) -> list[dict]:
     """Job ``mem_search`` at one ``(d, |V|)``: ``search_row`` for every ``(n, N)`` that

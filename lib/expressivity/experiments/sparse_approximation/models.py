@@ -32,7 +32,9 @@ import pandas as pd
 from expressivity.fit import line_fit
 from expressivity.growth_models import (
     FITS_ON,
+    MARGIN_EXPONENT,
     MODELS,
+    QUANTITIES,
     bootstrap_errors,
     crossover,
     crossover_interval,
@@ -44,15 +46,9 @@ from expressivity.growth_models import (
     resamples_of,
     rms,
     split,
+    usable,
 )
 from expressivity.rng import generator
-
-#: The measured quantities (columns of a sweep table).
-QUANTITIES = ("d_min", "d_stable")
-#: The equivalence margin of a flat ratio: the relative drift per unit ln n that a factor
-#: (ln n)^MARGIN_EXPONENT adds over the series' own n, i.e. d = O(log^(3/2) n) against a reference
-#: that grows like ln n: the geometric middle between the paper's O(log n) and O(log^2 n).
-MARGIN_EXPONENT = 0.5
 
 
 def _each_level(level: float, ks) -> float:
@@ -60,12 +56,6 @@ def _each_level(level: float, ks) -> float:
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     return 1 - (1 - level) / max(1, len(ks))
-
-
-def usable(df: pd.DataFrame, quantity: str) -> pd.DataFrame:
-    """The trials whose ``quantity`` is decided (finite and decided in float64)."""
-    ok = np.isfinite(df[quantity].to_numpy(dtype=float)) & (df["precision"] == "float64")
-    return df[ok]
 
 
 def _left_censored(df: pd.DataFrame, quantity: str) -> int:

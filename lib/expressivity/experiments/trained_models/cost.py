@@ -38,7 +38,7 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int) 
     return epochs * (MEM_STEP + MEM_FLOP * seeds * tokens * (width + mixing))
 
 
-def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,  # noqa: N803
+def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,
                       width: int, lr, budget: int) -> tuple[float, int]:
     """One memorization arm: the seeds side by side for every learning rate."""
     del vocab_size, n_classes  # the vocabulary and the classes do not change the cost noticeably
@@ -48,7 +48,7 @@ def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes:
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
-               n_classes: int, N: int, width: int, lr, budget: int) -> tuple[float, int]:  # noqa: N803
+               n_classes: int, N: int, width: int, lr, budget: int) -> tuple[float, int]:
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes
     mixing = heads * (head_size * (n + 2 * d) + n)
@@ -57,7 +57,7 @@ def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: in
     return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing)
 
 
-def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,  # noqa: N803
+def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,
                widths: Sequence[int], lr, budget: int) -> tuple[float, int]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""

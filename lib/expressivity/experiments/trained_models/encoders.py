@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 
+from expressivity.arguments import integer
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -42,8 +43,7 @@ def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every
     proto = protocol(target=TARGET, budget=budget, every=every, window=window,
                      min_gain=min_gain)
     lrs = learning_rates(lr)
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    integer("seeds", seeds, 1)
     progress = job_progress(log, label, len(lrs) * budget)
     runs = []
     for i, rate in enumerate(lrs):

@@ -43,7 +43,7 @@ from expressivity.training import memorize
 TARGET = 1.0
 
 
-def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: int,  # noqa: N803
+def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: int,
                  pairs: int, n_classes: int) -> SegmentPairDataset:
     """The segment-pair dataset of one experiment (``name``: its stream), from the root seed."""
     return segment_pair_dataset(generator(seed, f"{STAGE}.dataset", name=name, N=N, pairs=pairs),
@@ -71,7 +71,7 @@ def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: l
 
 def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: int,
                       min_gain: float, vocab_size: int, d: int, n: int,
-                      N: int, pairs: int, n_classes: int, width: int,  # noqa: N803
+                      N: int, pairs: int, n_classes: int, width: int,
                       lr: float | list[float], budget: int, window: int, record_every: int,
                       log: logging.Logger | None = None) -> tuple[list[dict], list[dict]]:
     """One arm of the memorization experiment: ``(curve rows, run rows)``."""
@@ -111,7 +111,7 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
 
 def heads_rows(*, heads: int | str, size: int | str, seed: int, threads: int, device: str,
                seeds: int, min_gain: float, vocab_size: int, d: int, n: int,
-               N: int, pairs: int, n_classes: int, width: int,  # noqa: N803
+               N: int, pairs: int, n_classes: int, width: int,
                lr: float | list[float], budget: int, window: int,
                log: logging.Logger | None = None) -> list[dict]:
     """``heads`` tied softmax heads of size ``size`` (``"d"``: full rank) on the heads/rank

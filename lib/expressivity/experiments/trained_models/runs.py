@@ -26,17 +26,14 @@ STAGE = "trained_models"
 
 def wildcard(name: str, value, low: int) -> int:
     """A job's integer wildcard (a string from Snakemake, or a number) as an ``int >= low``."""
-    if isinstance(value, str):
-        if not value.isdigit():
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if isinstance(value, str) and value.isdigit():
         value = int(value)
     return integer(name, value, low)
 
 
 def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:
     """``seeds`` torch seeds of job ``job`` (its wildcards in ``keys``), one stream each."""
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    integer("seeds", seeds, 1)
     return tuple(torch_seed(generator(seed, f"{STAGE}.{job}", **keys, seed=i))
                  for i in range(seeds))
 

@@ -57,13 +57,13 @@ def minimal_width(widths: list[int], verdict_of) -> tuple[int | None, bool, list
     return widths[hi], decided, list(verdicts)
 
 
-def width_rows(*, N: int | str, seed: int, threads: int, device: str,  # noqa: N803
+def width_rows(*, N: int | str, seed: int, threads: int, device: str,
                seeds: int, min_gain: float, vocab_size: int, d: int, n: int,
                n_classes: int, lr: float | list[float], widths: list[int], budget: int,
                window: int, log: logging.Logger | None = None) -> list[dict]:
     """The smallest width training fits at ``N``: one row per run of every width cell tried, with
     the answer and the construction's width ``n N`` and parameter count on every row."""
-    N = wildcard("N", N, 1)  # noqa: N806
+    N = wildcard("N", N, 1)
     dev = configure_torch(threads, device)
     ds = token_separated_dataset(generator(seed, f"{STAGE}.dataset", name="width", N=N),
                                  vocab_size, d, n, N, n_classes)

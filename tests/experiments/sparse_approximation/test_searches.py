@@ -1,52 +1,31 @@
-"""Unit tests: the rows of the sparse-approximation jobs (expressivity.experiments), at the sizes of
-config/ci.yaml (tests/cases.py), and the benchmark that times the same functions."""
+"""The searches of the sparse stage (expressivity.experiments.sparse_approximation.searches): sweep,
+mass-calibrated, vary, JL and logit-error rows at the sizes of config/ci.yaml, and the benchmark
+that times the same functions."""
 
 import logging
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from cases import (
+    ROOT,
     SA_ERROR,
-    SA_EXAMPLE,
-    SA_MASS,
-    SA_MASS_POINTS,
-    SA_MODELS,
-    SA_REFERENCE,
     SA_SWEEP,
     SA_SWEEP_POINTS,
     SA_VARY,
 )
 
-from expressivity.experiments.sparse_approximation.construction import example_table
-from expressivity.experiments.sparse_approximation.models import models_tables
-from expressivity.experiments.sparse_approximation.reference import reference_table
 from expressivity.experiments.sparse_approximation.searches import (
     error_table,
-    mass_table,
     search_cost,
     sweep_table,
     trial_chunks,
     vary_table,
 )
 from expressivity.random_projection import jl_dimension
-
-
-@pytest.fixture(scope="module")
-def sweep():
-    """The sweep of config/ci.yaml: every trial at every (n, k)."""
-    return pd.concat([sweep_table(n=n, k=k, first=0, trials=t, **SA_SWEEP)
-                      for n, k, t in SA_SWEEP_POINTS], ignore_index=True)
-
-
-@pytest.fixture(scope="module")
-def mass():
-    return pd.concat([mass_table(n=n, k=k, first=0, trials=t, **SA_MASS)
-                      for n, k, t in SA_MASS_POINTS], ignore_index=True)
 
 
 def test_sweep_rows_describe_each_trial(sweep):
@@ -86,29 +65,6 @@ def test_mass_calibrated_rows_bound_the_mass_and_pair_with_the_sweep(mass, sweep
     assert (both["d_min"] > both["d_min_sweep"]).all()  # a mass bound costs d
 
 
-@pytest.fixture(scope="module")
-def reference():
-    return reference_table(**SA_REFERENCE)
-
-
-def test_models_tables_describe_both_series(sweep, mass, reference):
-    tables = models_tables(sweep=sweep, mass=mass, reference=reference, **SA_MODELS)
-    assert set(tables) == {"out_of_sample", "model_comparison", "flatness", "local_slopes",
-                           "crossover", "medians"}
-    comp = tables["model_comparison"]
-    assert set(comp["model"]) == {"log", "power", "log_power"}
-    assert ((comp["mean_error_lo"] <= comp["mean_error"] + 1e-12)
-            | (comp["mean_error"] <= comp["mean_error_hi"] + 1e-12)).all()
-    assert set(tables["flatness"]["by"]) == {"exact rule", "ln n", "per-entry"}
-    assert (tables["flatness"]["margin"] > 0).all()
-    assert set(tables["medians"]["series"]) == {"per-entry", "mass-calibrated"}
-    med = tables["medians"]
-    assert (med["d_min_lo"] <= med["d_min"]).all() and (med["d_min"] <= med["d_min_hi"]).all()
-    again = models_tables(sweep=sweep, mass=mass, reference=reference, **SA_MODELS)
-    for name, table in tables.items():  # same inputs, same bytes
-        pd.testing.assert_frame_equal(table, again[name])
-
-
 def test_progress_lines_go_to_the_log(caplog):
     n, k, _ = SA_SWEEP_POINTS[0]
     log = logging.getLogger("test_sparse_progress")
@@ -139,21 +95,6 @@ def test_error_rows_follow_the_grid_up_to_the_jl_bound():
     assert ratio.between(0.5, 2.0).all()
 
 
-def test_example_is_a_window_of_the_attention_at_d_min():
-    df = example_table(**SA_EXAMPLE)
-    w = SA_EXAMPLE["window"]
-    assert len(df) == w * w and df["ok"].all() and (df["d"] < SA_EXAMPLE["n"]).all()
-    # every row is normalised over all n keys: the window holds at most its row's mass
-    rows = df.groupby("i")
-    assert (rows["attention"].sum() <= 1 + 1e-12).all()
-    # a band's support lies in the window but for the last row's last key
-    assert np.allclose(rows["A_rownorm"].sum().iloc[:-1], 1.0)
-    off_in_window = df[df["A_rownorm"] == 0].groupby("i")["attention"].sum()
-    assert (off_in_window <= rows["row_off_mass"].first() + 1e-12).all()
-    with pytest.raises(ValueError, match="window"):
-        example_table(**{**SA_EXAMPLE, "window": SA_EXAMPLE["n"] + 1})
-
-
 def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
     s = {key: SA_SWEEP[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}
     fraction = SA_SWEEP["search"]["horizon_fraction"]
@@ -166,7 +107,7 @@ def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
 def test_the_benchmark_runs_and_reports_every_ratio():
     """benchmarks/sparse_approximation.py at a small n: it runs and prints each comparison (the
     ratios themselves are measurements, never asserted)."""
-    script = Path(__file__).parents[2] / "benchmarks" / "sparse_approximation.py"
+    script = ROOT / "benchmarks" / "sparse_approximation.py"
     out = subprocess.run([sys.executable, str(script), "--n", "128", "--k", "2"], check=True,
                          capture_output=True, text=True).stdout
     for line in ("ratio search / plain matmul", "bisection up to d_JL", "oracle horizon",

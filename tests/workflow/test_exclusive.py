@@ -4,7 +4,7 @@ import shutil
 import subprocess
 import time
 
-from conftest import ROOT
+from cases import ROOT
 
 
 def test_a_second_run_is_refused_with_the_first_ones_pid(tmp_path):

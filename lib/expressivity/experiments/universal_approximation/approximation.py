@@ -1,0 +1,125 @@
+"""The end-to-end approximation of a target by Yun et al.'s route and Kajitsuka & Sato's three-layer
+route (``expressivity.universal``): ``L^p`` errors, layers and parameters against ``delta``."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from expressivity import universal
+from expressivity.approximation_rate import repeated_measure
+from expressivity.arguments import integer
+from expressivity.experiments.universal_approximation import (
+    MB,
+    STAGE,
+    advance,
+    sizes,
+    tracker,
+)
+from expressivity.quantization import check_inverse_delta, quantize
+from expressivity.rng import generator
+
+
+def _routes(target: str) -> tuple[str, ...]:
+    if target in universal.EQUIVARIANT_TARGETS:
+        return ("yun", "kajitsuka_sato")
+    return ("yun_positional",)
+
+
+def _route_budget(route: str, grid_budget: int, memorization_budget: int) -> int:
+    return memorization_budget if route == "kajitsuka_sato" else grid_budget
+
+
+def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
+                        mp_dps: int, grid_budget: int, memorization_budget: int, seed: int,
+                        log: logging.Logger | None = None) -> list[dict]:
+    """``L^1``/``L^2`` Monte-Carlo errors (with standard errors), layers and parameters against
+    ``delta = 1/inv_delta`` for one target at token dimension ``d``: Yun et al.'s route
+    (positional for targets that are not equivariant) and, for equivariant targets, Kajitsuka &
+    Sato's three-layer route (``lam``, FFN solved with ``mp_dps`` digits).
+
+    Each ``delta`` has its own sample of ``samples`` uniform inputs ``(n, d)`` (independent
+    Monte-Carlo errors across ``delta``, so a fitted slope's standard error reflects them); the
+    routes share it, and their rows compare at equal ``delta`` (Yun et al.'s rows carry the ratio
+    of their layers and errors to the three-layer route's). A route whose table exceeds its budget
+    (``universal.table_size``: ``grid_budget``, or ``memorization_budget`` for the Kajitsuka &
+    Sato memorization) gets a row saying so and no errors."""
+    name = universal.check_target(target)
+    ms = [check_inverse_delta(m) for m in sizes("inv_delta", inv_delta, 2)]
+    for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
+                       ("grid_budget", grid_budget)):
+        integer(key, value, 1)
+    routes = _routes(name)
+    weights = {(route, m): _route_seconds(route, m, n, d, samples)
+               for m in ms for route in routes
+               if universal.table_size(route, m, n, d)
+               <= _route_budget(route, grid_budget, memorization_budget)}
+    progress = tracker(log, f"approximation {name} d={d}", sum(weights.values()))
+    done = 0.0
+    rows = []
+    for m in ms:
+        X = universal.sample(generator(seed, f"{STAGE}.sample", d=d, inv_delta=m), samples, n, d)
+        F = universal.target(name, X)
+        digits = quantize(X, m)
+        base = {"target": name, "inv_delta": m, "delta": 1.0 / m, "n": n, "d": d,
+                "samples": samples,
+                "repeated_measure": repeated_measure(1.0 / m, n, d),
+                "repeated_fraction": float(np.mean(universal.repeated_tokens(digits, m)))}
+        at_m = {}
+        for route in routes:
+            size = universal.table_size(route, m, n, d)
+            budget = _route_budget(route, grid_budget, memorization_budget)
+            if size > budget:
+                at_m[route] = {**base, "route": route, "table_size": size,
+                               "status": f"skipped: table of {size} entries over the budget "
+                                         f"of {budget}"}
+                continue
+            if route == "kajitsuka_sato":
+                res = universal.ks_route(name, X, m, lam, budget,
+                                         generator(seed, f"{STAGE}.ks", target=name, d=d,
+                                                   inv_delta=m), mp_dps)
+            else:
+                res = universal.yun_route(name, X, m, budget,
+                                          positional=route == "yun_positional")
+            G = res.pop("G")
+            at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
+                           **universal.lp_errors(F, G),
+                           "piecewise_constant_L1": universal.lp_errors(
+                               F, universal.grid_target(name, digits, m))["L1"], **res}
+            done += weights[(route, m)]
+            advance(progress, done, inv_delta=m, route=route)
+        yun, ks = at_m.get("yun"), at_m.get("kajitsuka_sato")
+        if yun is not None and yun["status"] == "computed":
+            both = ks is not None and ks["status"] == "computed"
+            yun["layers_over_ks"] = (yun["layers_total"] / ks["layers_total"] if both
+                                     else float("nan"))
+            for p in ("L1", "L2"):
+                yun[f"{p}_over_ks"] = yun[p] / ks[p] if both and ks[p] > 0 else float("nan")
+        rows += [at_m[route] for route in routes]
+    return rows
+
+
+def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
+    """Predicted CPU seconds of one route at ``1/delta = m``: integer passes over the table and the
+    sample (3e-8 s per token and layer), the mpmath memorization (4e-5 s per point)."""
+    D = m**d
+    if route == "kajitsuka_sato":
+        return 4e-5 * n * universal.table_size(route, m, n, d) + 2e-6 * samples * n
+    layers = D + 1 if route == "yun" else n * D + n
+    return 3e-8 * n * layers * (universal.table_size(route, m, n, d) + samples) + 1e-6 * samples
+
+
+def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
+                       grid_budget: int, memorization_budget: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``approximation_table``."""
+    seconds, mem = 0.0, 100.0
+    for m in inv_delta:
+        for route in _routes(target):
+            size = universal.table_size(route, m, n, d)
+            if size <= _route_budget(route, grid_budget, memorization_budget):
+                seconds += _route_seconds(route, m, n, d, samples)
+                per = 2000 if route == "kajitsuka_sato" else 100     # bytes per table entry
+                mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
+    return seconds, round(mem * MB)
+

@@ -1,0 +1,52 @@
+"""The BigBird job (expressivity.experiments.hardmax_vs_softmax.bigbird): hardmax exact, softmax
+accuracy against beta, the smallest working beta and the two sufficient bounds per instance, its
+settings and cost."""
+
+import math
+
+import pytest
+from cases import HVS_BIGBIRD, HVS_BIGBIRD_N
+
+from expressivity.experiments.hardmax_vs_softmax.bigbird import (
+    bigbird_cost,
+    bigbird_table,
+    smallest_working_beta,
+)
+
+
+def test_smallest_working_beta_reads_the_last_failure():
+    assert smallest_working_beta({1.0: 0.5, 2.0: 1.0, 3.0: 0.9, 4.0: 1.0, 5.0: 1.0}) == (4.0, 3.0)
+    emp, fail = smallest_working_beta({1.0: 1.0, 2.0: 1.0})
+    assert emp == 1.0 and math.isnan(fail)
+    emp, fail = smallest_working_beta({1.0: 0.2, 2.0: 0.9})
+    assert math.isnan(emp) and fail == 2.0
+
+
+def test_bigbird_job_rows():
+    n = min(HVS_BIGBIRD_N)
+    rows = bigbird_table(n=n, **HVS_BIGBIRD)
+    hard = [r for r in rows if r["sigma"] == "hardmax"]
+    assert len(hard) == HVS_BIGBIRD["trials"] and all(r["accuracy"] == 1.0 for r in hard)
+    assert all(r["d"] == math.ceil(math.log2(n)) ** 2 for r in rows)
+    for trial in range(HVS_BIGBIRD["trials"]):
+        soft = [r for r in rows if r["trial"] == trial and r["sigma"] == "softmax"]
+        emp = soft[0]["beta_empirical"]
+        assert emp <= soft[0]["beta_sharp"] <= soft[0]["beta_sufficient"] * 1.5
+        assert all(r["accuracy"] == 1.0 for r in soft if r["beta"] >= emp)
+        assert any(r["accuracy"] < 1.0 for r in soft if r["beta"] < emp)
+        assert {r["kind"] for r in soft} == {"grid", "sufficient", "sharp", "bisection"}
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: bigbird_table(n=16, **{**HVS_BIGBIRD, "beta_min": math.nan}), "beta_min"),
+    (lambda: bigbird_table(n=2, **HVS_BIGBIRD), "n >= 4"),
+])
+def test_bad_job_settings_are_refused_by_name(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_cost_grows_like_n_squared_d():
+    small, large = (bigbird_cost(n=n, trials=3, n_betas=25) for n in (1024, 8192))
+    assert large[0] / small[0] == pytest.approx(64 * 169 / 100)
+    assert large[1] > small[1]

@@ -1,0 +1,53 @@
+"""The end-to-end approximation job
+(expressivity.experiments.universal_approximation.approximation): errors against delta for Yun et
+al.'s and Kajitsuka & Sato's routes at the sizes of config/ci.yaml."""
+
+import math
+
+import numpy as np
+import pytest
+from cases import UA_APPROXIMATION
+
+from expressivity.experiments.universal_approximation.approximation import approximation_table
+
+
+def test_error_falls_and_routes_compare():
+    rows = approximation_table(target="softmax_average", d=1, **UA_APPROXIMATION)
+    for route in ("yun", "kajitsuka_sato"):
+        e = [r["L1"] for r in rows if r["route"] == route and r["status"] == "computed"]
+        assert e[0] > e[1] > e[2]
+    ks = [r for r in rows if r["route"] == "kajitsuka_sato" and r["status"] == "computed"]
+    assert all(r["layers_total"] == 3 for r in ks)
+    assert all(r["memorization_residual"] <= r["residual_bound"] for r in ks)
+    yun = [r for r in rows if r["route"] == "yun" and r["status"] == "computed"]
+    # at equal delta the deep route is compared with the three-layer one
+    assert all(r["layers_over_ks"] > 1 and r["L1_over_ks"] > 1 for r in yun
+               if r["inv_delta"] <= 16)
+    skipped = [r for r in rows if r["status"] != "computed"]
+    assert skipped and all(r["route"] == "kajitsuka_sato" and "over the budget" in r["status"]
+                           for r in skipped)
+
+
+def test_repeated_fraction_estimates_the_measure():
+    rows = approximation_table(target="sin_mean", d=1, **{**UA_APPROXIMATION,
+                                                            "inv_delta": [4, 8]})
+    for r in rows:
+        se = np.sqrt(r["repeated_measure"] * (1 - r["repeated_measure"]) / r["samples"])
+        assert abs(r["repeated_fraction"] - r["repeated_measure"]) < 5 * se
+
+
+def test_approximation_job_settings_are_refused_naming_them():
+    with pytest.raises(ValueError, match="memorization_budget must be"):
+        approximation_table(target="sin_mean", d=1, **{**UA_APPROXIMATION,
+                                                        "memorization_budget": 0})
+
+
+
+@pytest.mark.parametrize("change, named", [({"inv_delta": []}, "inv_delta"),
+                                           ({"grid_budget": math.nan}, "grid_budget"),
+                                           ({"samples": math.nan}, "samples")])
+def test_bad_settings_are_refused_naming_them(change, named):
+    """Before any work, a ``ValueError`` (or ``TypeError``) whose message names the setting."""
+    with pytest.raises((ValueError, TypeError)) as err:
+        approximation_table(target="sin_mean", d=1, **{**UA_APPROXIMATION, **change})
+    assert named in str(err.value), str(err.value)
