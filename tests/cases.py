@@ -163,6 +163,13 @@ SA_MODULE = job_params(_SA, "construction.module_table", "module")
 SA_OPTIMISED = job_params(_SA, "optimised.optimised_table", "optimised", supplied=["k"],
                           given={"optimise": {key: SA["optimised"][key] for key in OPTIMISE_KEYS}})
 SA_OPTIMISED_K = SA["optimised"]["k"]
+#: Keywords of ``frontier.frontier_table`` but ``k`` (one job per k of ``SA_FRONTIER_K``), and of
+#: ``frontier.unbounded_table``.
+SA_FRONTIER = job_params(_SA, "frontier.frontier_table", "frontier", supplied=["k"],
+                         keys={"mass_eps": f"{_SA}.mass.eps"})
+SA_FRONTIER_K = SA["frontier"]["k"]
+SA_UNBOUNDED = job_params(_SA, "frontier.unbounded_table", "frontier",
+                          keys={"mass_eps": f"{_SA}.mass.eps"})
 #: Keywords of ``construction.example_table``.
 SA_EXAMPLE = job_params(_SA, "construction.example_table", "module",
                         keys={"kind": f"{_SA}.module.example_kind", "k": f"{_SA}.module.example_k"})

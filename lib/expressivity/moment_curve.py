@@ -22,8 +22,9 @@ Condition (1) holds exactly (``S_is - log A_is`` is the same for every s in S_i)
 
 (``moment_scale``; gamma = log(1/eps_zero)). Close nodes make the product small: lam* grows like a
 power of n (up to n^(2k) when a row's support holds neighbouring nodes), and with it the
-coefficients: the logits must resolve gamma against values of size lam*, which float64 cannot at
-k = 3 from a few dozen tokens on. ``moment_check`` therefore builds the inputs in ball arithmetic
+coefficients: the logits must resolve gamma against values of size lam*, which float64 cannot
+once the norm product nears 1e12 (k = 3 from about n = 200 on, k = 2 near n = 1000, depending on
+how close the supports' nodes are). ``moment_check`` therefore builds the inputs in ball arithmetic
 (python-flint's ``arb``, exact nodes and values) and decides the criterion on logits certified to
 far below its slack, and separately says whether the float64 inputs decide it in float64.
 """

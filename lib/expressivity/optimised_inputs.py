@@ -66,7 +66,7 @@ import torch
 from expressivity.approximation_check import check_logits, check_tolerances
 from expressivity.arguments import integer
 from expressivity.fixed_module import U64, sparse_fixed_weights
-from expressivity.one_pass_search import d_grid
+from expressivity.one_pass_search import coarse_indices, d_grid
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
 
@@ -340,16 +340,6 @@ def start_generator(root: int, d: int, restart: int) -> np.random.Generator:
 #: The largest batch ``smallest_d_batch`` runs at once, in bytes of one (P, n, n, k) float64 hinge
 #: array (a step holds a few such arrays): larger batches are split.
 BATCH_BYTES = 2**28
-
-
-def coarse_indices(grid: np.ndarray, coarse: float) -> list[int]:
-    """Indices of a subsequence of ``grid`` that starts at its first point and takes the next
-    point at least ``1 + coarse`` times the last one taken (every point when ``coarse`` is 0)."""
-    taken = [0]
-    for i in range(1, len(grid)):
-        if grid[i] >= (1 + coarse) * grid[taken[-1]]:
-            taken.append(i)
-    return taken
 
 
 def smallest_d_batch(problems: list[Problem], *, eps_ratio: float, roots: list[int],

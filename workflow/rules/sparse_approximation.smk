@@ -48,6 +48,7 @@ sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
 )
 
 SA_OPT = SA_CFG["optimised"]
+SA_FRONTIER = SA_CFG["frontier"]
 # the optimiser's settings, read when a job is sized or run
 sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 
@@ -74,6 +75,8 @@ TABLES[SA] = {
     "optimised_inputs": gathered(
         expand(f"{SA_RES}/optimised/k{{k}}.csv", k=SA_OPT["k"])
     ),
+    "frontier": gathered(expand(f"{SA_RES}/frontier/k{{k}}.csv", k=SA_FRONTIER["k"])),
+    "frontier_unbounded": COMPUTED,
     "fixed_module": COMPUTED,
     "example": COMPUTED,
     "out_of_sample": COMPUTED,
@@ -95,6 +98,7 @@ FIGURES[SA] = {
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
     "optimised_inputs": plot("optimised_inputs"),
+    "frontier": plot("frontier", "frontier_unbounded"),
 }
 
 
@@ -336,6 +340,63 @@ rule sa_optimised:
         ),
     script:
         script_path(SA, "optimised")
+
+
+rule sa_frontier:
+    """The dimension-norm frontier at one k: optimised inputs under every logit budget and
+    criterion, at every n."""
+    input:
+        lib=script_deps(SA, "frontier"),
+    output:
+        f"{SA_RES}/frontier/k{{k}}.csv",
+    log:
+        f"logs/{SA}/frontier_k{{k}}.log",
+    benchmark:
+        f"{SA_BENCH}/frontier_k{{k}}.tsv"
+    wildcard_constraints:
+        k=r"\d+",
+    conda:
+        ENV
+    resources:
+        # an upper plan in which every d of the coarse walk fails after all its steps
+        **planned(SA, "cost.frontier_cost", "frontier", supplied=["k"]),
+        gpu=SA_GPU,
+    params:
+        **job_params(
+            SA,
+            "frontier.frontier_table",
+            "frontier",
+            supplied=["k"],
+            keys={"mass_eps": f"{SA}.mass.eps"},
+        ),
+    script:
+        script_path(SA, "frontier")
+
+
+rule sa_unbounded:
+    """The unbounded constructions on the frontier's targets: the circle (d = 2) and the moment
+    curve (d = 2k, decided in ball arithmetic) at their smallest scale."""
+    input:
+        lib=script_deps(SA, "unbounded"),
+    output:
+        table_output(SA, "frontier_unbounded"),
+    log:
+        f"logs/{SA}/unbounded.log",
+    benchmark:
+        f"{SA_BENCH}/unbounded.tsv"
+    conda:
+        ENV
+    resources:
+        **planned(SA, "cost.unbounded_cost", "frontier"),
+    params:
+        **job_params(
+            SA,
+            "frontier.unbounded_table",
+            "frontier",
+            keys={"mass_eps": f"{SA}.mass.eps"},
+        ),
+    script:
+        script_path(SA, "unbounded")
 
 
 rule sa_models:
