@@ -49,6 +49,7 @@ from expressivity.rank1.layer import output_scale, rank1_attention
 from expressivity.relu_interpolant import fit_relu_interpolant
 from expressivity.selective_shift import (
     codes,
+    dense_code_range,
     dense_network,
     positional_network,
     run_integer,
@@ -176,19 +177,63 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     with distinct tokens; every grid input with positional encoding). A sample value that is not
     in the table must lie outside ``[t_l, t_r]`` (property 4) and is mapped to 0; one inside is
     counted as a violation.
+
+    Without positional encoding the table is not built (it has ``n C(m^d, n)`` entries): a
+    sample with distinct tokens is itself a grid input, so its value is in the table and maps to
+    ``f_bar`` at its own cell (the map is injective by Lemma 6's properties 1-2, which the lemma6
+    job checks on every grid input within its budget); a sample with a repeated token is checked
+    against ``[t_l, t_r]`` from ``selective_shift.dense_code_range``. With positional encoding the
+    table (``m^(n d)`` inputs, at most ``budget``) is built and looked up.
+
+    ``bits_per_parameter`` is the width of the largest integer the exact network holds (its
+    ``value_bound``, in units of delta), ``bits`` the parameters times it.
     """
     check_target(name)
     m = check_inverse_delta(m)
     X = check_sample(X)
+    integer("budget", budget, 1)
     S, n, d = X.shape
+    digits = quantize(X, m).astype(np.int64)
     if positional:
         check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
         net = positional_network(m, d, n)
         grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
-        table_digits = grid.reshape(-1, n, d).astype(np.int64)
+        G, ff_value_layers, violations = _table_values(name, net, grid.reshape(-1, n, d), digits,
+                                                       m)
+        precision = "exact integers (hardmax, Phi activations)"
     else:
         net = dense_network(m, d, n)
-        table_digits = _class_digits(m, d, n, budget, repeats=False)
+        q = run_integer(net, digits)
+        repeated = repeated_tokens(digits, m)
+        G = np.where(repeated[:, None, None], 0.0, grid_target(name, digits, m))
+        span = dense_code_range(m, d, n)
+        violations = 0 if span is None else int(sum(
+            span[0] <= int(v) <= span[1] for v in q[repeated].ravel()))
+        ff_value_layers = n * math.comb(m**d, n)
+        precision = ("exact integers (hardmax, Phi activations); value map at the sampled cells, "
+                     "property 4 per sample")
+    params = (quantizer_parameters(m, d) + net.parameters()
+              + ff_value_layers * (3 * d + 1))
+    bits_per_parameter = int(net.value_bound).bit_length() + 1  # and a sign
+    return {
+        "G": G,
+        "layers_ff_quantize": d * m,
+        "layers_attention": net.attention_layers,
+        "layers_ff_value": ff_value_layers,
+        "layers_total": d * m + net.attention_layers + ff_value_layers,
+        "parameters": params,
+        "bits_per_parameter": bits_per_parameter,
+        "bits": params * bits_per_parameter,
+        "property4_violations": violations,
+        "precision": precision,
+    }
+
+
+def _table_values(name: str, net, table_digits: np.ndarray, digits: np.ndarray,
+                  m: int) -> tuple[np.ndarray, int, int]:
+    """The value mapping as a looked-up table: the sample's outputs ``G``, the table's entries
+    and the property-4 violations (sample values inside ``[t_l, t_r]`` that are not in it)."""
+    S, n, d = digits.shape
     q_table = run_integer(net, table_digits)
     # no distinct-token input when m^d < n: an empty table (every input maps to 0)
     v_table = (grid_target(name, table_digits, m) if len(table_digits)
@@ -199,31 +244,14 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     vals = v_table.reshape(-1, d)[order]
     if np.any(keys[1:] == keys[:-1]):
         raise ValueError("the contextual mapping repeats a value on the grid; no value mapping")
-    digits = quantize(X, m).astype(np.int64)
-    q = run_integer(net, digits)
-    flat = q.ravel()
+    flat = run_integer(net, digits).ravel()
     if len(keys) == 0:      # fewer grid tokens than n: every grid input repeats a token
-        G = np.zeros((S, n, d))
-        violations = 0
-    else:
-        t_l, t_r = keys[0], keys[-1]
-        pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
-        hit = keys[pos] == flat
-        G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
-        violations = int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
-    ff_value_layers = len(keys)
-    params = (quantizer_parameters(m, d) + net.parameters()
-              + ff_value_layers * (3 * d + 1))
-    return {
-        "G": G,
-        "layers_ff_quantize": d * m,
-        "layers_attention": net.attention_layers,
-        "layers_ff_value": ff_value_layers,
-        "layers_total": d * m + net.attention_layers + ff_value_layers,
-        "parameters": params,
-        "property4_violations": violations,
-        "precision": "exact integers (hardmax, Phi activations)",
-    }
+        return np.zeros((S, n, d)), 0, 0
+    t_l, t_r = keys[0], keys[-1]
+    pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
+    hit = keys[pos] == flat
+    G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
+    return G, len(keys), int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
 
 
 def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
@@ -292,6 +320,14 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
     G = ffn2((Ys @ a).ravel()).reshape(S, n, d)
     N = len(zu)
     params = (3 * d * (m - 1) + d) + 4 * d + (d + N + d * N)
+    # the points must be told apart: relative resolution min gap / max |z| (1 bit with one point)
+    if N < 2:
+        bits_per_parameter = 1.0
+    elif collapsed:  # the gap is not resolved in float64: its width is unknown
+        bits_per_parameter = math.nan
+    else:
+        bits_per_parameter = float(max(1, math.ceil(math.log2(float(np.max(np.abs(zu)))
+                                                              / min_gap))) + 1)
     return {
         "G": G,
         "layers_ff_quantize": 1,
@@ -299,6 +335,8 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
         "layers_ff_value": 1,
         "layers_total": 3,
         "parameters": params,
+        "bits_per_parameter": bits_per_parameter,
+        "bits": params * bits_per_parameter,
         "memorized_points": N,
         "min_separation": min_gap,
         "collapsed": bool(collapsed),

@@ -43,6 +43,26 @@ def test_yun_route_exact_on_distinct_grid_points():
     assert r["layers_attention"] == m**d + 1
 
 
+@pytest.mark.parametrize(("m", "d", "n"), [(6, 1, 3), (3, 2, 3), (5, 1, 4)])
+def test_yun_route_without_a_table_equals_the_table_lookup(m, d, n):
+    """The value map evaluated at the sampled cells (distinct tokens: f_bar at the cell; repeated:
+    0 after the per-sample property-4 check) gives the table route's outputs and counts."""
+    from expressivity.quantization import quantize
+    from expressivity.selective_shift import dense_network
+    from expressivity.universal import _class_digits, _table_values
+
+    X = sample(np.random.default_rng(1), 400, n, d)
+    r = yun_route("softmax_average", X, m, budget=10**4)
+    digits = quantize(X, m).astype(np.int64)
+    G, entries, violations = _table_values(
+        "softmax_average", dense_network(m, d, n), _class_digits(m, d, n, 10**6, False), digits, m)
+    # equal up to the order of the softmax sums (the table holds each class's tokens sorted)
+    assert np.array_equal(r["G"] == 0, G == 0) and np.allclose(r["G"], G, rtol=0, atol=1e-15)
+    assert r["layers_ff_value"] == entries
+    assert r["property4_violations"] == violations == 0
+    assert repeated_tokens(digits, m).any() and (~repeated_tokens(digits, m)).any()
+
+
 def test_fewer_grid_tokens_than_n_maps_everything_to_zero():
     """m^d < n: no grid input has distinct tokens; the value table is empty, the output 0."""
     X = sample(np.random.default_rng(0), 50, 3, 1)
@@ -83,7 +103,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"1/delta .*must be an integer >= 2"):
         yun_route("sin_mean", X, 1, 100)
     with pytest.raises(ValueError, match="over the budget of 100"):
-        yun_route("sin_mean", X, 16, 100)
+        yun_route("weighted_shift", X, 16, 100, positional=True)
     with pytest.raises(ValueError, match=r"X must hold finite inputs in \[0, 1\)"):
         yun_route("sin_mean", X + 1.0, 4, 100)
     with pytest.raises(ValueError, match="X must be a non-empty sample of shape"):

@@ -4,6 +4,7 @@ route (``expressivity.universal``): ``L^p`` errors, layers and parameters agains
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 
@@ -27,8 +28,13 @@ def _routes(target: str) -> tuple[str, ...]:
     return ("yun_positional",)
 
 
-def _route_budget(route: str, grid_budget: int, memorization_budget: int) -> int:
-    return memorization_budget if route == "kajitsuka_sato" else grid_budget
+def _route_budget(route: str, grid_budget: int, memorization_budget: int) -> float:
+    """The largest table a route may build: Kajitsuka & Sato's memorized points, the positional
+    route's value table; Yun et al.'s equivariant route builds none (its value map is evaluated
+    at the sampled cells)."""
+    if route == "kajitsuka_sato":
+        return memorization_budget
+    return grid_budget if route == "yun_positional" else math.inf
 
 
 def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
@@ -76,11 +82,11 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
                                          f"of {budget}"}
                 continue
             if route == "kajitsuka_sato":
-                res = universal.ks_route(name, X, m, lam, budget,
+                res = universal.ks_route(name, X, m, lam, memorization_budget,
                                          generator(seed, f"{STAGE}.ks", target=name, d=d,
                                                    inv_delta=m), mp_dps)
             else:
-                res = universal.yun_route(name, X, m, budget,
+                res = universal.yun_route(name, X, m, grid_budget,
                                           positional=route == "yun_positional")
             G = res.pop("G")
             at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
@@ -106,8 +112,10 @@ def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
     D = m**d
     if route == "kajitsuka_sato":
         return 4e-5 * n * universal.table_size(route, m, n, d) + 2e-6 * samples * n
-    layers = D + 1 if route == "yun" else n * D + n
-    return 3e-8 * n * layers * (universal.table_size(route, m, n, d) + samples) + 1e-6 * samples
+    if route == "yun":  # no table: the D + 1 layers over the sample
+        return 3e-8 * n * (D + 1) * samples + 2e-5 * samples
+    return 3e-8 * n * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
+        + 1e-6 * samples
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
@@ -119,7 +127,7 @@ def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
             size = universal.table_size(route, m, n, d)
             if size <= _route_budget(route, grid_budget, memorization_budget):
                 seconds += _route_seconds(route, m, n, d, samples)
-                per = 2000 if route == "kajitsuka_sato" else 100     # bytes per table entry
+                per = {"kajitsuka_sato": 2000, "yun_positional": 100}.get(route, 0)  # a table entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
     return seconds, round(mem * MB)
 
