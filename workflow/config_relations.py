@@ -127,7 +127,8 @@ def tokens_fit(section: str) -> Relation:
     return Relation((*keys, "memorization.r_min", "memorization.r_max"), check)
 
 
-def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_budget):
+def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_budget,
+                          certificate_budget):
     """The series (d[i], n[i], up to inv_delta_max[i]) are lists of one length with distinct
     (d, n), and every route that builds a table keeps at least three 1/delta of each series within
     its budget (a slope with an interval): routes skip the 1/delta beyond their budget; Yun et
@@ -139,9 +140,11 @@ def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_b
     pairs = list(zip(d, n, strict=True))
     if len(set(pairs)) < len(pairs):
         return f"the series (d, n) = {pairs} repeat a pair: one job per target and series"
-    tables = {"the Kajitsuka & Sato multisets C(m^d + n - 1, n)":
-              (lambda m, dd, nn: math.comb(m**dd + nn - 1, nn), memorization_budget,
-               "approximation.memorization_budget"),
+    multisets = lambda m, dd, nn: math.comb(m**dd + nn - 1, nn)  # noqa: E731
+    tables = {"the Kajitsuka & Sato memorized multisets C(m^d + n - 1, n)":
+              (multisets, memorization_budget, "approximation.memorization_budget"),
+              "the Kajitsuka & Sato certified multisets C(m^d + n - 1, n)":
+              (multisets, certificate_budget, "approximation.certificate_budget"),
               "the positional grid m^(n d)": (lambda m, dd, nn: m ** (nn * dd), budget,
                                               "grid_budget")}
     for dd, nn, top in zip(d, n, inv_delta_max, strict=True):
@@ -361,7 +364,8 @@ RELATIONS: list[Relation] = [
     Relation(tuple(f"{UA}.regression.{k}" for k in ("d", "degree", "n_train")), _least_squares),
     Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
                                          "approximation.d", "approximation.inv_delta_max",
-                                         "grid_budget", "approximation.memorization_budget")),
+                                         "grid_budget", "approximation.memorization_budget",
+                                         "approximation.certificate_budget")),
              _approximation_tables),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),

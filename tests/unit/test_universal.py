@@ -81,7 +81,7 @@ def test_ks_route_interpolates_grid():
     X = (digits + 0.5) / m
     r = ks_route("sin_mean", X, m, 1.0, 10**4, np.random.default_rng(0))
     assert np.allclose(r["G"], target("sin_mean", X), atol=1e-6)
-    assert not r["collapsed"] and r["label_conflicts"] == 0
+    assert not r["collapsed"] and r["undecided_gaps"] == 0
 
 
 def test_lp_errors():
@@ -119,3 +119,36 @@ def test_bad_input():
     with pytest.raises(ValueError, match="unknown route"):
         table_size("deep", 4, 3, 1)
     assert set(TARGETS) >= {"sin_mean", "softmax_average", "weighted_shift"}
+
+
+def test_ks_certificate_decides_sub_rounding_gaps_in_ball_arithmetic():
+    """At lam = 80 the softmax saturates and context values of different labels lie closer than
+    float64's rounding bound (down to 1e-35): they are decided in ball arithmetic, all separated,
+    and the FFN (which float64 could not evaluate) is not built."""
+    X = sample(np.random.default_rng(0), 20, 3, 1)
+    r = ks_route("sin_mean", X, 4, 80.0, 10**4, np.random.default_rng(0))
+    assert r["gaps_in_arb"] > 0 and r["undecided_gaps"] == 0 and r["collapsed"]
+    assert 0 < r["min_separation"] < 1e-30
+    assert np.isnan(r["memorization_residual"]) and "ball arithmetic" in r["precision"]
+    assert "float64 cannot resolve" in r["precision"] and r["bits_per_parameter"] > 100
+    # the exact network's outputs: f_bar at every cell, repeated tokens included
+    assert np.array_equal(r["G"], target("sin_mean", (np.floor(X * 4) + 0.5) / 4))
+
+
+def test_ks_certificate_leaves_unresolvable_gaps_undecided():
+    """At lam = 2000 the gaps fall below 2^-2048: no ball up to ARB_BITS decides them."""
+    X = sample(np.random.default_rng(0), 5, 3, 1)
+    r = ks_route("sin_mean", X, 4, 2000.0, 10**4, np.random.default_rng(0))
+    assert r["undecided_gaps"] > 0 and np.isnan(r["memorization_residual"])
+
+
+def test_ball_gap_of_a_point_with_itself_is_undecided():
+    """The same (token, multiset) twice: no precision separates it (a conflict, were the labels
+    different)."""
+    from expressivity.universal import _ball_gap
+
+    cls = np.array([[[0, 1], [2, 3], [4, 5]], [[0, 1], [2, 3], [4, 5]]])
+    v = np.array([0.6, 0.8])
+    assert _ball_gap(cls, 1, 4, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5])) is None
+    log2_gap = _ball_gap(cls, 0, 1, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5]))
+    assert log2_gap is not None and -60 < log2_gap < 10

@@ -21,7 +21,11 @@ def test_error_falls_and_routes_compare():
         assert e[0] > e[1] > e[2]
     ks = [r for r in rows if r["route"] == "kajitsuka_sato" and r["status"] == "computed"]
     assert all(r["layers_total"] == 3 for r in ks)
-    assert all(r["memorization_residual"] <= r["residual_bound"] for r in ks)
+    # the FFN is built within memorization_budget, the certificate runs to certificate_budget
+    built = [r for r in ks if math.isfinite(r["memorization_residual"])]
+    assert built and len(built) < len(ks)
+    assert all(r["memorization_residual"] <= r["residual_bound"] for r in built)
+    assert all(r["undecided_gaps"] == 0 and r["min_separation"] > 0 for r in ks)
     yun = [r for r in rows if r["route"] == "yun" and r["status"] == "computed"]
     # at equal delta the deep route is compared with the three-layer one
     assert all(r["layers_over_ks"] > 1 and r["L1_over_ks"] > 1 for r in yun

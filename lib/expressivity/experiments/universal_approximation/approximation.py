@@ -28,39 +28,42 @@ def _routes(target: str) -> tuple[str, ...]:
     return ("yun_positional",)
 
 
-def _route_budget(route: str, grid_budget: int, memorization_budget: int) -> float:
-    """The largest table a route may build: Kajitsuka & Sato's memorized points, the positional
-    route's value table; Yun et al.'s equivariant route builds none (its value map is evaluated
-    at the sampled cells)."""
+def _route_budget(route: str, grid_budget: int, certificate_budget: int) -> float:
+    """The largest table a route may build: the grid multisets Kajitsuka & Sato's certificate
+    sorts, the positional route's value table; Yun et al.'s equivariant route builds none (its
+    value map is evaluated at the sampled cells)."""
     if route == "kajitsuka_sato":
-        return memorization_budget
+        return certificate_budget
     return grid_budget if route == "yun_positional" else math.inf
 
 
 def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
-                        mp_dps: int, grid_budget: int, memorization_budget: int, seed: int,
+                        mp_dps: int, grid_budget: int, memorization_budget: int,
+                        certificate_budget: int, seed: int,
                         log: logging.Logger | None = None) -> list[dict]:
     """``L^1``/``L^2`` Monte-Carlo errors (with standard errors), layers and parameters against
     ``delta = 1/inv_delta`` for one target at token dimension ``d``: Yun et al.'s route
     (positional for targets that are not equivariant) and, for equivariant targets, Kajitsuka &
-    Sato's three-layer route (``lam``, FFN solved with ``mp_dps`` digits).
+    Sato's three-layer route (``lam``; its separation certified over every grid multiset, at
+    most ``certificate_budget`` of them; its FFN solved with ``mp_dps`` digits within
+    ``memorization_budget`` points).
 
     Each ``delta`` has its own sample of ``samples`` uniform inputs ``(n, d)`` (independent
     Monte-Carlo errors across ``delta``, so a fitted slope's standard error reflects them); the
     routes share it, and their rows compare at equal ``delta`` (Yun et al.'s rows carry the ratio
     of their layers and errors to the three-layer route's). A route whose table exceeds its budget
-    (``universal.table_size``: ``grid_budget``, or ``memorization_budget`` for the Kajitsuka &
-    Sato memorization) gets a row saying so and no errors."""
+    (``universal.table_size``: ``grid_budget`` for the positional route, ``certificate_budget``
+    for the Kajitsuka & Sato multisets) gets a row saying so and no errors."""
     name = universal.check_target(target)
     ms = [check_inverse_delta(m) for m in sizes("inv_delta", inv_delta, 2)]
     for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
-                       ("grid_budget", grid_budget)):
+                       ("grid_budget", grid_budget), ("certificate_budget", certificate_budget)):
         integer(key, value, 1)
     routes = _routes(name)
-    weights = {(route, m): _route_seconds(route, m, n, d, samples)
+    weights = {(route, m): _route_seconds(route, m, n, d, samples, memorization_budget)
                for m in ms for route in routes
                if universal.table_size(route, m, n, d)
-               <= _route_budget(route, grid_budget, memorization_budget)}
+               <= _route_budget(route, grid_budget, certificate_budget)}
     progress = tracker(log, f"approximation {name} d={d}", sum(weights.values()))
     done = 0.0
     rows = []
@@ -75,7 +78,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
         at_m = {}
         for route in routes:
             size = universal.table_size(route, m, n, d)
-            budget = _route_budget(route, grid_budget, memorization_budget)
+            budget = _route_budget(route, grid_budget, certificate_budget)
             if size > budget:
                 at_m[route] = {**base, "route": route, "table_size": size,
                                "status": f"skipped: table of {size} entries over the budget "
@@ -84,7 +87,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
             if route == "kajitsuka_sato":
                 res = universal.ks_route(name, X, m, lam, memorization_budget,
                                          generator(seed, f"{STAGE}.ks", target=name, d=d,
-                                                   inv_delta=m), mp_dps)
+                                                   inv_delta=m), mp_dps, certificate_budget)
             else:
                 res = universal.yun_route(name, X, m, grid_budget,
                                           positional=route == "yun_positional")
@@ -106,12 +109,14 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
     return rows
 
 
-def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
+def _route_seconds(route: str, m: int, n: int, d: int, samples: int,
+                   memorization_budget: int) -> float:
     """Predicted CPU seconds of one route at ``1/delta = m``: integer passes over the table and the
     sample (3e-8 s per token and layer), the mpmath memorization (4e-5 s per point)."""
     D = m**d
-    if route == "kajitsuka_sato":
-        return 4e-5 * n * universal.table_size(route, m, n, d) + 2e-6 * samples * n
+    if route == "kajitsuka_sato":  # the certificate over every multiset, the FFN within its budget
+        size = universal.table_size(route, m, n, d)
+        return 2.5e-6 * n * size + 4e-5 * n * min(size, memorization_budget) + 2e-6 * samples * n
     if route == "yun":  # no table: the D + 1 layers over the sample
         return 3e-8 * n * (D + 1) * samples + 2e-5 * samples
     return 3e-8 * n * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
@@ -119,15 +124,16 @@ def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
-                       grid_budget: int, memorization_budget: int) -> tuple[float, int]:
+                       grid_budget: int, memorization_budget: int,
+                       certificate_budget: int) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``approximation_table``."""
     seconds, mem = 0.0, 100.0
     for m in inv_delta:
         for route in _routes(target):
             size = universal.table_size(route, m, n, d)
-            if size <= _route_budget(route, grid_budget, memorization_budget):
-                seconds += _route_seconds(route, m, n, d, samples)
-                per = {"kajitsuka_sato": 2000, "yun_positional": 100}.get(route, 0)  # a table entry
+            if size <= _route_budget(route, grid_budget, certificate_budget):
+                seconds += _route_seconds(route, m, n, d, samples, memorization_budget)
+                per = {"kajitsuka_sato": 250, "yun_positional": 100}.get(route, 0)  # a table entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
     return seconds, round(mem * MB)
 
