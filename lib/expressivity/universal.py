@@ -170,7 +170,8 @@ def _class_digits(m: int, d: int, n: int, budget: int, repeats: bool) -> np.ndar
     return digits
 
 
-def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False) -> dict:
+def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False,
+              masks: list[np.ndarray] | None = None) -> dict:
     """Quantize -> selective-shift contextual mapping -> value mapping; errors and counts.
 
     The value mapping is the table ``q -> f_bar(L)_k`` over the grid inputs (canonical classes
@@ -183,7 +184,10 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     ``f_bar`` at its own cell (the map is injective by Lemma 6's properties 1-2, which the lemma6
     job checks on every grid input within its budget); a sample with a repeated token is checked
     against ``[t_l, t_r]`` from ``selective_shift.dense_code_range``. With positional encoding the
-    table (``m^(n d)`` inputs, at most ``budget``) is built and looked up.
+    table (``m^(n d)`` inputs, at most ``budget``) is built and looked up; ``masks`` (a sparse
+    pattern's cycle, Yun et al. 2020b) replace dense attention in the contextual mapping, whose
+    layers then each see the pattern's connections (``connections``: the keys the queries of all
+    attention layers attend, ``n^2`` per dense layer).
 
     ``bits_per_parameter`` is the width of the largest integer the exact network holds (its
     ``value_bound``, in units of delta), ``bits`` the parameters times it.
@@ -194,9 +198,11 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     integer("budget", budget, 1)
     S, n, d = X.shape
     digits = quantize(X, m).astype(np.int64)
+    if masks is not None and not positional:
+        raise ValueError("a sparse pattern's masks need positional encoding (positional=True)")
     if positional:
         check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
-        net = positional_network(m, d, n)
+        net = positional_network(m, d, n, masks)
         grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
         G, ff_value_layers, violations = _table_values(name, net, grid.reshape(-1, n, d), digits,
                                                        m)
@@ -215,12 +221,16 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     params = (quantizer_parameters(m, d) + net.parameters()
               + ff_value_layers * (3 * d + 1))
     bits_per_parameter = int(net.value_bound).bit_length() + 1  # and a sign
+    connections = sum(n * n if layer.mask is None else int(net.masks[layer.mask].sum())
+                      for layer in net.layers)
     return {
         "G": G,
         "layers_ff_quantize": d * m,
         "layers_attention": net.attention_layers,
         "layers_ff_value": ff_value_layers,
         "layers_total": d * m + net.attention_layers + ff_value_layers,
+        "connections": connections,
+        "connections_per_layer": connections / len(net.layers),
         "parameters": params,
         "bits_per_parameter": bits_per_parameter,
         "bits": params * bits_per_parameter,

@@ -152,3 +152,21 @@ def test_ball_gap_of_a_point_with_itself_is_undecided():
     assert _ball_gap(cls, 1, 4, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5])) is None
     log2_gap = _ball_gap(cls, 0, 1, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5]))
     assert log2_gap is not None and -60 < log2_gap < 10
+
+
+def test_sparse_routes_give_the_dense_positional_outputs_with_fewer_connections():
+    """Yun et al. 2020b: under STRIDED attention the positional route's contextual mapping still
+    separates every grid input, so its outputs are the dense route's; each layer sees fewer keys,
+    and the pattern's cycle adds layers."""
+    from expressivity.sparse_patterns import pattern_masks
+
+    X = sample(np.random.default_rng(2), 300, 4, 1)
+    dense = yun_route("weighted_shift", X, 4, 10**4, positional=True)
+    sparse = yun_route("weighted_shift", X, 4, 10**4, positional=True,
+                       masks=pattern_masks("strided", 4))
+    assert np.array_equal(dense["G"], sparse["G"])
+    assert dense["property4_violations"] == sparse["property4_violations"] == 0
+    assert dense["connections_per_layer"] == 16 > sparse["connections_per_layer"]
+    assert sparse["layers_attention"] >= dense["layers_attention"]
+    with pytest.raises(ValueError, match="positional"):
+        yun_route("weighted_shift", X, 4, 10**4, masks=pattern_masks("strided", 4))

@@ -16,7 +16,9 @@ series = sorted(set(zip(df["d"], df["n"], strict=True)))
 AXES = {"layers_total": "layers (quantization, attention, value mapping)",
         "bits": "bits (parameters x bits per parameter)"}
 ROUTES = {"yun": ("Yun et al.", PALETTE[0]), "kajitsuka_sato": ("Kajitsuka & Sato", PALETTE[3]),
-          "yun_positional": ("Yun et al., positional", PALETTE[2])}
+          "yun_positional": ("Yun et al., positional", PALETTE[2]),
+          "yun_sparse_star": ("Yun et al., positional, STAR", PALETTE[4]),
+          "yun_sparse_strided": ("Yun et al., positional, STRIDED", PALETTE[5])}
 TARGETS = {"sin_mean": "o", "softmax_average": "s", "weighted_shift": "^"}
 
 with figure(2, len(series), figsize=(4.0 * len(series) + 2.0, 7.6), sharey=True,

@@ -14,7 +14,9 @@ df = df[df["status"] == "computed"]
 series = sorted(set(zip(df["d"], df["n"], strict=True)))
 ROUTES = {"yun": ("Yun et al. (δ^-d + 1 attention layers + value layers)", PALETTE[0]),
           "kajitsuka_sato": ("Kajitsuka & Sato (3 layers)", PALETTE[3]),
-          "yun_positional": ("Yun et al. with positional encoding", PALETTE[2])}
+          "yun_positional": ("Yun et al. with positional encoding", PALETTE[2]),
+          "yun_sparse_star": ("the same under STAR attention (Yun et al. 2020b)", PALETTE[4]),
+          "yun_sparse_strided": ("the same under STRIDED attention", PALETTE[5])}
 TARGETS = {"sin_mean": "o", "softmax_average": "s", "weighted_shift": "^"}
 
 with figure(len(series), 2, figsize=(9.5, 3.3 * len(series) + 0.4),

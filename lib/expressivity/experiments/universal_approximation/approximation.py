@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from expressivity import universal
-from expressivity.approximation_rate import repeated_measure
+from expressivity.approximation_rate import SPARSE_ROUTES, repeated_measure
 from expressivity.arguments import integer
 from expressivity.experiments.universal_approximation import (
     MB,
@@ -20,12 +20,23 @@ from expressivity.experiments.universal_approximation import (
 )
 from expressivity.quantization import check_inverse_delta, quantize
 from expressivity.rng import generator
+from expressivity.sparse_patterns import pattern_masks
 
 
-def _routes(target: str) -> tuple[str, ...]:
+def _routes(target: str, sparse_patterns=()) -> tuple[str, ...]:
+    """Yun et al.'s and the three-layer route for an equivariant target; the positional route,
+    dense and under each of ``sparse_patterns`` (Yun et al. 2020b), for the other."""
     if target in universal.EQUIVARIANT_TARGETS:
         return ("yun", "kajitsuka_sato")
-    return ("yun_positional",)
+    return ("yun_positional", *(f"yun_sparse_{p}" for p in sparse_patterns))
+
+
+def _sparse_patterns(names) -> list[str]:
+    if isinstance(names, str) or any(f"yun_sparse_{p}" not in SPARSE_ROUTES for p in names):
+        raise ValueError(f"sparse_patterns must list some of "
+                         f"{[r.removeprefix('yun_sparse_') for r in SPARSE_ROUTES]}, got "
+                         f"{names!r}")
+    return list(names)
 
 
 def _route_budget(route: str, grid_budget: int, certificate_budget: int) -> float:
@@ -34,12 +45,12 @@ def _route_budget(route: str, grid_budget: int, certificate_budget: int) -> floa
     value map is evaluated at the sampled cells)."""
     if route == "kajitsuka_sato":
         return certificate_budget
-    return grid_budget if route == "yun_positional" else math.inf
+    return math.inf if route == "yun" else grid_budget
 
 
 def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
                         mp_dps: int, grid_budget: int, memorization_budget: int,
-                        certificate_budget: int, seed: int,
+                        certificate_budget: int, sparse_patterns, seed: int,
                         log: logging.Logger | None = None) -> list[dict]:
     """``L^1``/``L^2`` Monte-Carlo errors (with standard errors), layers and parameters against
     ``delta = 1/inv_delta`` for one target at token dimension ``d``: Yun et al.'s route
@@ -59,7 +70,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
     for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
                        ("grid_budget", grid_budget), ("certificate_budget", certificate_budget)):
         integer(key, value, 1)
-    routes = _routes(name)
+    routes = _routes(name, _sparse_patterns(sparse_patterns))
     weights = {(route, m): _route_seconds(route, m, n, d, samples, memorization_budget)
                for m in ms for route in routes
                if universal.table_size(route, m, n, d)
@@ -89,8 +100,10 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
                                          generator(seed, f"{STAGE}.ks", target=name, d=d,
                                                    inv_delta=m), mp_dps, certificate_budget)
             else:
-                res = universal.yun_route(name, X, m, grid_budget,
-                                          positional=route == "yun_positional")
+                masks = None if not route.startswith("yun_sparse_") else pattern_masks(
+                    route.removeprefix("yun_sparse_"), n)
+                res = universal.yun_route(name, X, m, grid_budget, positional=route != "yun",
+                                          masks=masks)
             G = res.pop("G")
             at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
                            **universal.lp_errors(F, G),
@@ -119,21 +132,22 @@ def _route_seconds(route: str, m: int, n: int, d: int, samples: int,
         return 2.5e-6 * n * size + 4e-5 * n * min(size, memorization_budget) + 2e-6 * samples * n
     if route == "yun":  # no table: the D + 1 layers over the sample
         return 3e-8 * n * (D + 1) * samples + 2e-5 * samples
-    return 3e-8 * n * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
+    cycle = 1 if route == "yun_positional" else 2  # identity layers wait for the pattern
+    return 3e-8 * n * cycle * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
         + 1e-6 * samples
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
-                       grid_budget: int, memorization_budget: int,
-                       certificate_budget: int) -> tuple[float, int]:
+                       grid_budget: int, memorization_budget: int, certificate_budget: int,
+                       sparse_patterns) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``approximation_table``."""
     seconds, mem = 0.0, 100.0
     for m in inv_delta:
-        for route in _routes(target):
+        for route in _routes(target, sparse_patterns):
             size = universal.table_size(route, m, n, d)
             if size <= _route_budget(route, grid_budget, certificate_budget):
                 seconds += _route_seconds(route, m, n, d, samples, memorization_budget)
-                per = {"kajitsuka_sato": 250, "yun_positional": 100}.get(route, 0)  # a table entry
+                per = 250 if route == "kajitsuka_sato" else 0 if route == "yun" else 100  # an entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
     return seconds, round(mem * MB)
 
