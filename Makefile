@@ -10,7 +10,7 @@ ARGS ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all reproduce report plan test test-cluster artifacts bench lint readme clean lock config-docs
+.PHONY: all reproduce report plan test test-cluster artifacts bench lint readme clean lock config-docs device-wheels
 all: reproduce
 
 # Every package comes from requirements.lock (versions and sha256 hashes; `make lock` regenerates
@@ -45,9 +45,11 @@ report: $(STAMP)
 		workflow/exclusive.sh $(CONFIG) $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html; \
 	else echo "results/report.html is up to date"; fi
 
-# The plan of a clean run of CONFIG before any work: jobs, predicted CPU-hours and peak memory per
-# stage, the largest job; refused when a job is planned over the wall-time cap. After a run, ARGS=
-# --measured compares the prediction with each job's measured time.
+# The plan of a clean run of CONFIG before any work: per stage the jobs, the cost models' predicted
+# CPU- and GPU-hours, what a cluster is asked for, peak memory, the wall time on one GPU node and
+# the longest job; the run's wall time on this machine, on one GPU node and as the SLURM critical
+# path; refused when a job is requested over the wall-time cap. After a run, ARGS=--measured
+# compares the prediction with each job's measured time.
 plan: $(STAMP)
 	@$(BIN)/python workflow/config_schema.py $(CONFIG)
 	@$(BIN)/python workflow/plan.py $(CONFIG) $(ARGS)
@@ -65,6 +67,12 @@ test-cluster: $(STAMP)
 # file, the config, package versions, git commit). Verify with: .venv/bin/python workflow/bundle.py verify <archive>
 artifacts: $(STAMP)
 	$(BIN)/python workflow/bundle.py build --config $(CONFIG)
+
+# The wheels benchmarks/device_check.sh needs on a GPU machine without network (pytest, hypothesis,
+# pyyaml and theirs; CPython 3.12 manylinux, pinned and hashed as in requirements.lock), into
+# wheels/device: carry that folder with the repository to the GPU machine.
+device-wheels: $(STAMP)
+	PYTHON=$(BIN)/python benchmarks/device_check.sh wheels
 
 # Wall time and peak memory per stage of a clean run, and a no-op rerun, in a temporary copy:
 # results/benchmarks.csv and figures/benchmarks/workflow.png.

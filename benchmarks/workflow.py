@@ -2,8 +2,10 @@
 
 Runs the workflow in a temporary copy of the project: each stage from clean (its aggregate rule),
 then the rest (the claims table), then the whole workflow again, which must run nothing. Peak
-memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Writes a CSV and a
-figure and prints the table. Reported, never asserted: the numbers depend on the machine.
+memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Beside each stage,
+the plan's prediction of its compute jobs (``workflow/plan.py``: seconds on one core) against
+their measured CPU time: the sums and the median of measured / predicted over the jobs. Writes a
+CSV and a figure and prints the table. Reported, never asserted: the numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "workflow"))
+from plan import agreement, busy_seconds, dry_run, measured  # noqa: E402
+
 from expressivity.claims import STAGES  # noqa: E402
 from expressivity.io import write_table  # noqa: E402
 from expressivity.plotting import figure, save  # noqa: E402
@@ -58,6 +63,17 @@ def main() -> None:
                 for stage in stages]
         rows.append({"step": "claims table", "wall_s": run(), "peak_rss_mb": float("nan")})
         rows.append({"step": "no-op rerun", "wall_s": run(), "peak_rss_mb": float("nan")})
+        records = measured(dry_run(args.config, cwd=work), cwd=work)
+        for row in rows:
+            part = [r for r in records if r["stage"] == row["step"]]
+            if part:
+                row.update(predicted_s=sum(r["predicted_s"] for r in part),
+                           measured_cpu_s=sum(busy_seconds(r) for r in part),
+                           median_measured_over_predicted=agreement(part, busy_seconds)[0])
+        if records:
+            median, total = agreement(records, busy_seconds)
+            print(f"plan: measured / predicted over {len(records)} compute jobs: median "
+                  f"{median:.2f}, total {total:.2f} (CPU time per job against the cost models)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = pd.DataFrame(rows).assign(config=args.config, cores=args.cores,

@@ -65,7 +65,7 @@ rule claims:
 
 
 rule plan_vs_measured:
-    """Planned (the rules' runtime, as `make plan` prints it) against measured time per job."""
+    """Predicted (the cost models, as `make plan` prints them) against measured time per job."""
     input:
         "results/claims.csv",
         script=script_deps("run", "plan_vs_measured"),

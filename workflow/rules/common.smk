@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import STAGES, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
-from job_params import find, job_settings, scopes, what_lowers  # noqa: E402
+from job_params import find, job_settings, keywords, scopes, what_lowers  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
 
@@ -200,6 +200,8 @@ CHEAP_RUNTIME = 2
 
 #: The runtime a job asks for: RUNTIME_MARGIN times its predicted time, plus START_MINUTES.
 RUNTIME_MARGIN, START_MINUTES = 1.5, 1
+#: The GPU node a run is planned for: its CPU cores and its GPU (named as in the measured rates).
+NODE = config["node"]
 
 
 def plannable_seconds(job_hours):
@@ -207,39 +209,100 @@ def plannable_seconds(job_hours):
     return (60 * job_hours - START_MINUTES) * 60 / RUNTIME_MARGIN
 
 
-def job_resources(seconds, peak_bytes):
-    """``runtime`` (minutes) and ``mem_mb`` a job asks for, from its cost model's CPU seconds and
-    peak bytes: half again the predicted time plus a minute to start (at least CHEAP_RUNTIME), a
-    quarter more than the predicted memory (at least 500 MB). `make plan` prints these.
+@functools.cache
+def gpu_rates():
+    """``{quantity: value}``: the latest measured rates of the node's GPU (``node.gpu``) in
+    benchmarks/device_rates.csv (workflow/device_rates.py), for the cost models' GPU plans.
     """
+    from device_rates import rates
+
+    try:
+        return {quantity: row["value"] for quantity, row in rates(NODE["gpu"]).items()}
+    except ValueError as err:
+        raise WorkflowError(f"{err}\nNothing was run.") from None
+
+
+def placement(device, seconds, gpu_seconds):
+    """Where a job with a GPU path runs, from the stage's ``device`` and its predicted seconds on
+    one CPU core and on the node's GPU (None: no GPU cost model): "cpu", or ``device`` itself.
+    ``cuda`` puts every such job on the GPU; ``auto`` only those the GPU finishes before the
+    node's cores together would (``gpu_seconds * node.cores < seconds``), so that GPU jobs, which
+    run one at a time, never make a GPU node slower than its CPUs alone; the rest run on a core
+    (device "cpu", gpu=0), also on a machine with a GPU."""
+    if device == "cuda":
+        return device
+    if (
+        device == "auto"
+        and gpu_seconds is not None
+        and gpu_seconds * NODE["cores"] < seconds
+    ):
+        return device
+    return "cpu"
+
+
+#: The resources ``job_resources`` gives every compute job.
+JOB_RESOURCES = ("runtime", "mem_mb", "gpu", "cpu_ms", "gpu_ms")
+
+
+def job_resources(seconds, peak_bytes, gpu_seconds=None, device="cpu"):
+    """The resources of a job from its cost model's predicted seconds on one CPU core, peak bytes
+    and (for a job with a GPU path, whose stage's ``device`` is given) predicted seconds on the
+    node's GPU: where it runs (``gpu``: 1 on the GPU, see ``placement``), the predictions
+    ``cpu_ms`` and ``gpu_ms`` (0 for a job planned on a core) that `make plan` sums and schedules,
+    and what a cluster is asked for: ``runtime`` (minutes), half again the prediction on its
+    device plus a minute to start (at least CHEAP_RUNTIME), and ``mem_mb``, a quarter more than
+    the predicted memory (at least 500 MB).
+    """
+    on_gpu = placement(device, seconds, gpu_seconds) != "cpu"
+    planned = gpu_seconds if on_gpu and gpu_seconds is not None else seconds
     return {
         "runtime": max(
-            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * seconds / 60)
+            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * planned / 60)
         ),
         "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
+        "gpu": int(on_gpu),
+        "cpu_ms": math.ceil(1000 * seconds),
+        "gpu_ms": math.ceil(1000 * planned) if on_gpu else 0,
     }
 
 
-def per_job(cost):
+def per_job(cost, device="cpu"):
     """``job_resources`` of every job of a rule with wildcards; ``cost(wildcards)`` gives the
-    job's (CPU seconds, peak bytes)."""
+    job's (CPU seconds, peak bytes) or (CPU seconds, peak bytes, GPU seconds), ``device`` the
+    stage's for a rule with a GPU path."""
     return {
-        key: (lambda wc, key=key: job_resources(*cost(wc))[key])
-        for key in ("runtime", "mem_mb")
+        key: (lambda wc, key=key: job_resources(*cost(wc), device=device)[key])
+        for key in JOB_RESOURCES
     }
 
 
-def planned(stage, function, *sections, supplied=(), keys=None, given=None):
-    """``runtime`` and ``mem_mb`` of each job of a rule from the cost model
+def job_device(resources, device):
+    """The ``device`` param of every job of a rule with a GPU path, from its ``resources``
+    (``per_job``'s or ``planned``'s, for the stage's ``device``): ``device`` where the job's
+    ``gpu`` is 1, else "cpu" (``placement``), so that a job planned on a core never takes the GPU.
+    """
+    return lambda wildcards: device if resources["gpu"](wildcards) else "cpu"
+
+
+def planned(
+    stage, function, *sections, supplied=(), keys=None, given=None, device="cpu"
+):
+    """``job_resources`` of each job of a rule from the cost model
     ``expressivity.experiments.<stage>.<function>``, its settings derived as ``job_params``'s
     (``supplied`` from the job's wildcards; a ``given`` callable is called with them), read from
     the config when a job is sized, so that a refusal can say which settings lower the estimate.
+    ``device``: the stage's, for a job with a GPU path; a cost model that takes ``rates`` then gets
+    the node GPU's measured rates (``gpu_rates``; None for "cpu") and gives its GPU seconds third,
+    and the job goes where ``placement`` puts it (``job_device`` gives its device param).
     """
     declared = dict(supplied=supplied, keys=keys, given=given)
     job = job_settings(config, stage, function, *sections, **declared)
     path, name = job.function.rsplit(".", 1)
     cost = getattr(importlib.import_module(path), name)
     where = scopes(stage, sections)
+    gpu_plan = {}
+    if "rates" in dict(keywords(job.function)):
+        gpu_plan["rates"] = None if device == "cpu" else gpu_rates()
 
     def resource(key):
         def amount(wildcards):
@@ -248,12 +311,13 @@ def planned(stage, function, *sections, supplied=(), keys=None, given=None):
                 k: v(wildcards) if callable(v) else v for k, v in values.items()
             }
             wc = numeric(wildcards)
-            return job_resources(*cost(**settings, **{k: wc[k] for k in supplied}))[key]
+            estimate = cost(**settings, **{k: wc[k] for k in supplied}, **gpu_plan)
+            return job_resources(*estimate, device=device)[key]
 
         amount.wildcard_keys = {k: find(config, k, where) for k in supplied}
         return amount
 
-    return {key: resource(key) for key in ("runtime", "mem_mb")}
+    return {key: resource(key) for key in JOB_RESOURCES}
 
 
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------

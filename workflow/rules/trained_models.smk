@@ -19,9 +19,36 @@ TM_MIXERS = [
     for k in TM_CFG["mixers"]["attention_layers"]
     if k < TM_CFG["mixers"]["depth"]
 ] + [("attention", TM_CFG["mixers"]["depth"])]
-# jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
+# jobs run torch on a GPU where `placement` puts them (device cuda: every job; auto: those the
+# GPU pays for, planned at the GPU's measured rates); they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
-TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
+TM_DEVICE = TM_CFG["device"]
+# each job's resources from its cost model (expressivity.experiments.trained_models.cost), its
+# device param from where they place it
+TM_MEMORIZE_PLAN = planned(
+    TM, "cost.memorization_cost", "memorization", device=TM_DEVICE
+)
+TM_HEADS_PLAN = planned(
+    TM,
+    "cost.heads_cost",
+    "heads_rank",
+    "memorization",
+    supplied=["heads"],
+    given={"head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)},
+    device=TM_DEVICE,
+)
+TM_WIDTH_PLAN = planned(
+    TM,
+    "cost.width_cost",
+    "width_search",
+    "memorization",
+    supplied=["N"],
+    device=TM_DEVICE,
+)
+TM_COPY_PLAN = planned(
+    TM, "cost.copy_cost", "copy", supplied=["depth"], device=TM_DEVICE
+)
+TM_MIXERS_PLAN = planned(TM, "cost.mixers_cost", "mixers", device=TM_DEVICE)
 TABLES[TM] = {
     "memorization_curve": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
@@ -74,11 +101,14 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.memorization_cost", "memorization"),
-        gpu=TM_GPU,
+        **TM_MEMORIZE_PLAN,
     params:
         **job_params(
-            TM, "memorization.memorization_rows", "memorization", supplied=["arm"]
+            TM,
+            "memorization.memorization_rows",
+            "memorization",
+            supplied=["arm"],
+            given={"device": job_device(TM_MEMORIZE_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "memorize")
@@ -101,17 +131,7 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(
-            TM,
-            "cost.heads_cost",
-            "heads_rank",
-            "memorization",
-            supplied=["heads"],
-            given={
-                "head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)
-            },
-        ),
-        gpu=TM_GPU,
+        **TM_HEADS_PLAN,
     params:
         # N and pairs of heads_rank, the rest of the memorization dataset and training
         **job_params(
@@ -120,6 +140,7 @@ rule tm_heads:
             "heads_rank",
             "memorization",
             supplied=["heads", "size"],
+            given={"device": job_device(TM_HEADS_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "heads")
@@ -141,12 +162,16 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.width_cost", "width_search", "memorization", supplied=["N"]),
-        gpu=TM_GPU,
+        **TM_WIDTH_PLAN,
     params:
         # the memorization dataset, the search's own training settings
         **job_params(
-            TM, "width.width_rows", "width_search", "memorization", supplied=["N"]
+            TM,
+            "width.width_rows",
+            "width_search",
+            "memorization",
+            supplied=["N"],
+            given={"device": job_device(TM_WIDTH_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "width")
@@ -169,10 +194,15 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.copy_cost", "copy", supplied=["depth"]),
-        gpu=TM_GPU,
+        **TM_COPY_PLAN,
     params:
-        **job_params(TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"]),
+        **job_params(
+            TM,
+            "encoders.copy_rows",
+            "copy",
+            supplied=["pattern", "depth"],
+            given={"device": job_device(TM_COPY_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "copying")
 
@@ -194,11 +224,14 @@ rule tm_mixers:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.mixers_cost", "mixers"),
-        gpu=TM_GPU,
+        **TM_MIXERS_PLAN,
     params:
         **job_params(
-            TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"]
+            TM,
+            "encoders.mixers_rows",
+            "mixers",
+            supplied=["alternative", "k"],
+            given={"device": job_device(TM_MIXERS_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "mixers")
