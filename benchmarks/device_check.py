@@ -46,7 +46,7 @@ import yaml  # noqa: E402
 
 DEFAULT = yaml.safe_load((ROOT / "config/config.yaml").read_text())
 PAPER = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
-SOURCE = "benchmarks/device_check.sh"
+SOURCE = device_rates.CHECK
 
 
 def sweep_settings(cfg: dict) -> dict:

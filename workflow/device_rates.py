@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "benchmarks" / "device_rates.csv"
+#: The ``source`` of the rows the device check measures.
+CHECK = "benchmarks/device_check.sh"
 COLUMNS = ("device", "date", "quantity", "value", "unit", "measured", "source")
 #: quantity: (unit, meaning); those in ``PLANNING`` plan jobs, the others are recorded beside them.
 QUANTITIES = {
@@ -47,13 +49,21 @@ def read(path: Path = TABLE) -> list[dict]:
     return rows
 
 
+def _newer(row: dict, than: dict) -> bool:
+    """Whether ``row`` supersedes ``than``: a later date, or on the same date a measurement by the
+    device check over a figure seeded by hand (then the later row of the table)."""
+    def rank(r):
+        return r["date"], r["source"] == CHECK
+    return rank(row) >= rank(than)
+
+
 def rates(gpu: str, path: Path = TABLE) -> dict[str, dict]:
     """``{quantity: row}``: the latest row of each quantity for the devices whose name contains
     ``gpu`` (case-insensitive). Refused, naming what is there, when a planning quantity is missing."""
     chosen: dict[str, dict] = {}
     for row in read(path):
         if gpu.lower() in row["device"].lower():
-            if row["quantity"] not in chosen or row["date"] >= chosen[row["quantity"]]["date"]:
+            if row["quantity"] not in chosen or _newer(row, chosen[row["quantity"]]):
                 chosen[row["quantity"]] = row
     missing = [q for q in PLANNING if q not in chosen]
     if missing:

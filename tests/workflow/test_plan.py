@@ -124,6 +124,18 @@ def test_rates_are_the_latest_of_each_quantity_and_a_missing_one_is_named(tmp_pa
     assert sum(1 for _ in csv.DictReader(table.open())) == len(device_rates.read()) + 1
     with pytest.raises(ValueError, match="no gpu_job_start_s.*'A100'.*NVIDIA H100"):
         device_rates.rates("A100", table)
+
+
+def test_a_measurement_supersedes_a_hand_seeded_figure_of_the_same_date(tmp_path):
+    table = tmp_path / "rates.csv"
+    table.write_text(device_rates.TABLE.read_text())
+    row = {"device": "A NVIDIA H100", "date": "2099-01-01", "quantity": "gpu_job_start_s",
+           "unit": "s", "measured": "test"}
+    # the seeded row sorts after the measured one, so only the source can decide
+    device_rates.write([{**row, "value": 1.0, "source": device_rates.CHECK},
+                        {**row, "device": "Z NVIDIA H100", "value": 9.0, "source": "by hand"}],
+                       table)
+    assert device_rates.rates("H100", table)["gpu_job_start_s"]["value"] == 1.0
     table.write_text(table.read_text() + "X,2099-01-01,flops_per_joule,1,x,x,x\n")
     with pytest.raises(ValueError, match="unknown quantity 'flops_per_joule'"):
         device_rates.read(table)
