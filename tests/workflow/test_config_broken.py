@@ -35,9 +35,11 @@ class Broken:
 
 
 def sections(node, path=()):
+    """``(dotted name, has a default)`` of every object section of the schema ``node``: a missing
+    section with a default of its own is filled in, the others are refused."""
     for key, sub in node["properties"].items():
         if sub.get("type") == "object":
-            yield ".".join((*path, key))
+            yield ".".join((*path, key)), "default" in sub
             yield from sections(sub, (*path, key))
 
 
@@ -70,9 +72,10 @@ def generated() -> list[Broken]:
                                 (f"{key}.0", f"write {value[0]},")))
     for key, _, node in LEAVES:
         cases.append(Broken(f"type:{key}", {key: WRONG_TYPE[node["type"]]}, (key, "allowed: ")))
-    for section in sections(SCHEMA):
+    for section, defaulted in sections(SCHEMA):
         cases.append(Broken(f"unknown:{section}", {f"{section}.typo": 1}, (f"{section}.typo",)))
-        cases.append(Broken(f"missing:{section}", {section: MISSING}, (section, "missing")))
+        if not defaulted:
+            cases.append(Broken(f"missing:{section}", {section: MISSING}, (section, "missing")))
     return cases
 
 
@@ -271,6 +274,20 @@ def test_leading_zero_is_found_in_the_file_snakemake_already_loaded(tmp_path):
     assert config["seed"] == 5349
     with pytest.raises(ConfigError, match=r"key seed: 0012345 is written with a leading zero"):
         check_config(config, config_files=[path])
+
+
+@pytest.mark.parametrize("section", [name for name, defaulted in sections(SCHEMA) if defaulted])
+def test_a_missing_section_with_a_default_gets_it(section):
+    config, schema = yaml.safe_load(CI_TEXT), SCHEMA
+    full_config = config
+    *parents, name = section.split(".")
+    for key in parents:
+        config, schema = config[key], schema["properties"][key]
+    del config[name]
+    full = check_config(full_config)
+    for key in section.split("."):
+        full = full[key]
+    assert full == schema["properties"][name]["default"]
 
 
 @pytest.mark.parametrize("what", ["missing", "directory"])
