@@ -22,7 +22,9 @@ Both minimise the cross-entropy of the scored positions, ``-mean log softmax(log
 and report the token accuracy, ``mean(argmax logits == target)``. Every random draw comes from the
 seeds given or the job's generators (``expressivity.torch_runtime``): same config, same bytes out,
 and a seed's run does not depend on the other seeds of its job. On a CUDA device the optimiser
-step is a CUDA graph (``graphs``, default: on CUDA). Progress goes to a
+step of ``memorize`` is a CUDA graph (``graphs``, default: on CUDA); ``train_encoders``'s steps
+run eagerly unless ``graphs=True`` (``ENCODER_GRAPHS``: its capture fails on an H100 and an H200
+with torch 2.11, cudaErrorStreamCaptureInvalidated, 2026-11-26). Progress goes to a
 ``expressivity.joblog.Progress`` (done/total steps, elapsed, remaining).
 """
 
@@ -48,14 +50,20 @@ def _check_lr(lr: float) -> None:
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
 
 
+#: Whether ``train_encoders`` captures its steps as CUDA graphs by default: not until its capture
+#: works on a GPU (tests/unit/test_training.py's CUDA-graph test fails there, for every mixer).
+ENCODER_GRAPHS = False
+
+
 def _check_protocol(protocol) -> None:
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
 
 
-def _graphs(graphs: bool | None, device: torch.device) -> bool:
+def _graphs(graphs: bool | None, device: torch.device, default: bool = True) -> bool:
+    """Whether the steps run as CUDA graphs: ``graphs``, or when None ``default`` on CUDA."""
     if graphs is None:
-        return device.type == "cuda"
+        return default and device.type == "cuda"
     if graphs and device.type != "cuda":
         raise ValueError(f"graphs=True needs a CUDA device, got {device}")
     return bool(graphs)
@@ -220,7 +228,8 @@ def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab:
     params = FlatReplicas(model)
     job = _FreshBatches(model, sampler, list(rngs), test, n=n, vocab=vocab, batch=batch,
                         every=protocol.every, device=device)
-    monitors, curves = train_replicas(params, job, protocol, lr, graphs=_graphs(graphs, device),
+    monitors, curves = train_replicas(params, job, protocol, lr,
+                                      graphs=_graphs(graphs, device, ENCODER_GRAPHS),
                                       progress=progress, done_before=done_before)
     size = params.parameters_per_replica()
     return [{**m.result(), "curve": curve, "parameters": size}

@@ -185,6 +185,18 @@ def test_cuda_graphs_are_refused_without_a_gpu_device():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
 def test_cuda_graph_steps_give_the_eager_steps_results():
     configure_torch(1, "cuda")
+    sp = pairs(3)
+    runs = [memorize(sp.dataset, width=16, seeds=(1, 2), protocol=protocol(200, 50, 1.0, 10),
+                     lr=0.03, device="cuda", graphs=g)["curve"] for g in (False, True)]
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+@pytest.mark.xfail(strict=True, reason="the encoders' capture fails on a GPU "
+                   "(cudaErrorStreamCaptureInvalidated, H100 and H200, torch 2.11): "
+                   "training.ENCODER_GRAPHS is off until it works")
+def test_encoder_cuda_graph_steps_give_the_eager_steps_results():
+    configure_torch(1, "cuda")
     kw = dict(task="copy", n=8, vocab=4, mixers=["attention", "conv"], d_model=16, batch=8,
               lr=0.01, eval_size=16, protocol=protocol(200, 50, 0.99, 10), device="cuda")
     eager = train_encoders([np.random.default_rng(1), np.random.default_rng(2)], graphs=False,
@@ -192,7 +204,3 @@ def test_cuda_graph_steps_give_the_eager_steps_results():
     graphed = train_encoders([np.random.default_rng(1), np.random.default_rng(2)], graphs=True,
                              **kw)
     assert eager == graphed
-    sp = pairs(3)
-    runs = [memorize(sp.dataset, width=16, seeds=(1, 2), protocol=protocol(200, 50, 1.0, 10),
-                     lr=0.03, device="cuda", graphs=g)["curve"] for g in (False, True)]
-    assert runs[0] == runs[1]
