@@ -166,9 +166,7 @@ def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int, finite: bool = True
 def row_blocks(n: int, block: int, tracked: np.ndarray | None) -> list[tuple[np.ndarray, bool]]:
     """The blocks of rows of a search, in order, each ``(rows, tracked)``: the ``tracked`` rows
     first (every row when None), then the others, ``block`` rows at a time."""
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block (rows per block of logits) must be a positive integer, got "
-                         f"{block!r}")
+    block = integer("block (rows per block of logits)", block, 1)
     if tracked is None:
         tracked = np.arange(n)
     tracked = np.asarray(tracked)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from expressivity.arguments import finite_number
+from expressivity.arguments import finite_number, integer
 
 OUTCOMES = ("reached", "plateau", "diverged", "budget")
 REACHES, PLATEAUS, MIXED, UNDECIDED = (
@@ -260,10 +260,8 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 
     which stays inside [0, 1] and keeps its coverage for few trials and fractions at 0 or 1 (its
     ends are exactly 0 at ``k = 0`` and 1 at ``k = n``, where the formula rounds)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
-        raise ValueError(f"k must be an integer in [0, n = {n}], got {k!r}")
+    n = integer("n", n, 1)
+    k = integer("k", k, 0, n)
     centre = (k + z * z / 2) / (n + z * z)
     half = z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
     return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
