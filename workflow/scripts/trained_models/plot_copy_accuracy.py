@@ -44,6 +44,6 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
                  f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "
-                 f"{r['lr_decay']:g}, budget {r['budget']} (filled: some seed reaches the target)",
+                 f"{r['lr_decay']:g}, budget {r['budget']} (filled: at least one seed at the target)",
                  fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)
