@@ -326,8 +326,8 @@ def planned_resources(dry_run: str) -> dict[str, set[str]]:
 
 
 def test_device_cuda_asks_for_a_gpu_in_every_torch_job_and_slurm_gets_it(fresh_copy):
-    """``device: cuda`` makes each job that runs torch (the trained models; the sparse search, mass
-    and optimised inputs) declare gpu=1 and no other job; the SLURM executor turns it into
+    """``device: cuda`` makes each job that runs torch (the trained models; the sparse search, mass,
+    optimised inputs and the frontier's optimised inputs) declare gpu=1 and no other job; the SLURM executor turns it into
     ``--gpus=1``. A dry run: no GPU is needed to plan."""
     from snakemake_executor_plugin_slurm.utils import set_gres_string
 
@@ -336,7 +336,8 @@ def test_device_cuda_asks_for_a_gpu_in_every_torch_job_and_slurm_gets_it(fresh_c
     (fresh_copy.path / "config/cuda.yaml").write_text(yaml.safe_dump(cfg))
     on_gpu = planned_resources(fresh_copy.run("-n", config="config/cuda.yaml").stdout)
     on_cpu = planned_resources(fresh_copy.run("-n").stdout)
-    torch_rules = {r for r in on_gpu if r.startswith("tm_")} | {"sa_sweep", "sa_mass", "sa_optimised"}
+    torch_rules = {r for r in on_gpu if r.startswith("tm_")} | {"sa_sweep", "sa_mass", "sa_optimised",
+                                                                "sa_frontier"}
     assert {r for r, gpus in on_gpu.items() if gpus == {"1"}} == torch_rules
     assert all(gpus <= {"0", "none"} for r, gpus in on_gpu.items() if r not in torch_rules)
     assert all(gpus <= {"0", "none"} for gpus in on_cpu.values())
