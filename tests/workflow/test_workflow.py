@@ -327,8 +327,8 @@ def planned_resources(dry_run: str) -> dict[str, set[str]]:
 
 def test_device_cuda_asks_for_a_gpu_in_every_torch_job_and_slurm_gets_it(fresh_copy):
     """``device: cuda`` makes each job that runs torch (the trained models; the sparse search, mass,
-    optimised inputs and the frontier's optimised inputs) declare gpu=1 and no other job; the SLURM executor turns it into
-    ``--gpus=1``. A dry run: no GPU is needed to plan."""
+    optimised inputs and the frontier's optimised inputs) declare gpu=1 and no other job; the SLURM
+    executor turns it into ``--gpus=1``. A dry run: no GPU is needed to plan."""
     from snakemake_executor_plugin_slurm.utils import set_gres_string
 
     cfg = yaml.safe_load((fresh_copy.path / "config/ci.yaml").read_text())
