@@ -1,6 +1,6 @@
 """Property-based: every broken config (wrong type, out of range, NaN or an infinity, a float for an
-integer, unknown key, missing section) is refused with a message naming the key, whatever key is
-broken."""
+integer, unknown key, missing section without a default) is refused with a message naming the key,
+whatever key is broken."""
 
 import copy
 import math
@@ -23,7 +23,8 @@ def setup(root):
     schema = load_schema(schema_path)
     keys = [(path, node) for path, node in leaves(schema) if path]
     sections = [path for path, node in sections_of(schema)]
-    return schema_path, good, keys, sections
+    required = [path for path, node in sections_of(schema) if "default" not in node]
+    return schema_path, good, keys, sections, required
 
 
 def sections_of(node, path=()):
@@ -75,10 +76,10 @@ def context(root):
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), kind=st.sampled_from(["type", "range", "nonfinite", "float", "unknown", "missing"]))
 def test_any_broken_config_is_refused_naming_the_key(context, data, kind):
-    schema_path, good, keys, sections = context
+    schema_path, good, keys, sections, required = context
     cfg = copy.deepcopy(good)
     if kind == "missing":
-        named = data.draw(st.sampled_from(sections))
+        named = data.draw(st.sampled_from(required))  # a section with a default is filled in
         parent, last = get_parent(cfg, named)
         del parent[last]
     elif kind == "unknown":
