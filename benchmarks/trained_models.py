@@ -204,7 +204,7 @@ def _has_cuda() -> bool:
 #: The columns that say what a cell shows, compared between kernel sets.
 VERDICT = ["cell_existence", "cell_reliability_lo", "cell_reliability_hi", "cell_verdict"]
 CELL_KEYS = {"memorization_runs": ["arm"], "heads_rank": ["heads", "head_size"],
-             "width_vs_N": ["N", "width"], "copy_accuracy": ["pattern", "depth"],
+             "width_vs_N": ["N", "width"], "copy_depth": ["pattern", "depth"],
              "mixers": ["alternative", "attention_layers"]}
 
 
@@ -285,7 +285,7 @@ def _table_of(path: Path) -> str:
     if path.name.endswith("_curve.csv"):
         return ""
     return {"memorize": "memorization_runs", "heads": "heads_rank", "width": "width_vs_N",
-            "copy": "copy_accuracy", "mixers": "mixers"}.get(path.parent.name, "")
+            "copy": "copy_depth", "mixers": "mixers"}.get(path.parent.name, "")
 
 
 def main() -> None:

@@ -199,6 +199,36 @@ def _below_depth(layers, depth):
             "always run; larger values would be silently dropped)")
 
 
+def _odd_kernels(kernels):
+    even = [k for k in kernels if k % 2 == 0]
+    return None if not even else f"convolution kernels must be odd (centred on their token), got {even}"
+
+
+def _hybrid_ends(layers, depth):
+    missing = [k for k in (0, depth) if k not in layers]
+    if max(layers) <= depth and not missing:
+        return None
+    return (f"the values must lie in 0..depth = {depth} and include 0 (each alternative alone) and "
+            f"{depth} (all attention): the claims compare them")
+
+
+def _recall_keys(n, vocab):
+    if vocab >= n // 2 - 1:
+        return None
+    return f"recall needs vocab >= n/2 - 1 = {n // 2 - 1} distinct keys per sequence"
+
+
+def _levels_fit(levels, n):
+    if max(levels) <= n:
+        return None
+    return f"a window or block size cannot exceed the sequence length n = {n}"
+
+
+def _heads_divide(d_models, heads):
+    bad = [d for d in d_models if d % heads]
+    return None if not bad else f"every width must be a multiple of copy.heads = {heads}, got {bad}"
+
+
 def _ablation(heads, head_sizes, full_rank, d):
     """The heads/rank claim compares h = s = 1 with a larger setting, each run once."""
     if 1 not in heads or 1 not in head_sizes:
@@ -364,6 +394,12 @@ RELATIONS: list[Relation] = [
     Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
     Relation((f"{TM}.mixers.depth", f"{TM}.mixers.kernel", f"{TM}.mixers.n"), _conv_covers),
     Relation((f"{TM}.mixers.attention_layers",), _alone_among),
+    Relation((f"{TM}.hybrid.recall_kernels",), _odd_kernels),
+    Relation((f"{TM}.hybrid.count_kernels",), _odd_kernels),
+    Relation((f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth"), _hybrid_ends),
+    Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.vocab"), _recall_keys),
+    Relation((f"{TM}.sparsity.levels", f"{TM}.sparsity.n"), _levels_fit),
+    Relation((f"{TM}.star_relay.d_models", f"{TM}.copy.heads"), _heads_divide),
     Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",
               f"{TM}.memorization.d"), _ablation),
     Relation((f"{TM}.memorization.d", f"{TM}.memorization.vocab_size", f"{TM}.memorization.pairs",

@@ -80,7 +80,7 @@ def copy_table(table, cells_by_pattern):
     rows = [row for pattern, (outcomes, acc) in cells_by_pattern.items()
             for row in cell_rows(runs_of(outcomes, acc), PROTO, pattern=pattern, depth=4, n=16,
                                  vocab=8, chance=0.125, **RUN)]
-    return {"copy_accuracy": table("copy_synthetic", rows)}
+    return {"copy_depth": table("copy_synthetic", rows)}
 
 
 def mixers_table(table, att, alone, alone_outcome="plateau"):
@@ -265,7 +265,7 @@ def test_heads_claim_on_the_ci_run(table):
 
 def test_dense_copies_on_the_ci_run(table):
     rows = copy_rows(pattern="dense", depth=2, **TM_COPY)
-    status, row = judged("copy_dense", {"copy_accuracy": table("copy_accuracy", rows)})
+    status, row = judged("copy_dense", {"copy_depth": table("copy_depth", rows)})
     assert status == "pass", row["note"]
 
 

@@ -40,7 +40,7 @@ TABLES[TM] = {
     "width_vs_N": gathered(
         expand(f"{TM_RES}/width/N{{N}}.csv", N=TM_CFG["width_search"]["N"])
     ),
-    "copy_accuracy": gathered(
+    "copy_depth": gathered(
         expand(
             f"{TM_RES}/copy/{{pattern}}_L{{depth}}.csv",
             pattern=TM_CFG["copy"]["patterns"],
@@ -53,7 +53,7 @@ FIGURES[TM] = {
     "memorization_curve": plot("memorization_curve", "memorization_runs"),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
-    "copy_accuracy": plot("copy_accuracy"),
+    "copy_depth": plot("copy_depth"),
     "mixers": plot("mixers"),
 }
 
@@ -203,3 +203,140 @@ rule tm_mixers:
         ),
     script:
         script_path(TM, "mixers")
+
+
+# ---- the papers' own experiments (Yun et al. 2020b's sparsity sweep and STAR's relay, Yun et al.
+# 2020a's hybrid curve): each section holds what differs from the family it belongs to (copy, mixers)
+TM_SPARSE = TM_CFG["sparsity"]
+TM_SPARSE_CELLS = (
+    [
+        (pattern, conf, level)
+        for level in TM_SPARSE["levels"]
+        for pattern in TM_SPARSE["patterns"]
+        for conf in TM_SPARSE["configurations"]
+    ]
+    + [("random", "matched", level) for level in TM_SPARSE["levels"]]
+    + [("dense", "full", 0)]
+)
+TM_HYBRID = TM_CFG["hybrid"]
+TM_HYBRID_CELLS = (
+    [
+        ("recall", alt, kernel, k)
+        for alt in TM_HYBRID["recall_alternatives"]
+        for kernel in (TM_HYBRID["recall_kernels"] if alt == "conv" else [0])
+        for k in TM_HYBRID["attention_layers"]
+        if k < TM_HYBRID["depth"]
+    ]
+    + [("recall", "attention", 0, TM_HYBRID["depth"])]
+    + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
+)
+TABLES[TM]["sparsity"] = gathered(
+    f"{TM_RES}/sparsity/{p}_{c}_w{w}.csv" for p, c, w in TM_SPARSE_CELLS
+)
+TABLES[TM]["star_bottleneck"] = gathered(
+    expand(
+        f"{TM_RES}/star/d{{d_model}}_n{{n}}.csv",
+        d_model=TM_CFG["star_relay"]["d_models"],
+        n=TM_CFG["star_relay"]["ns"],
+    )
+)
+TABLES[TM]["hybrid"] = gathered(
+    f"{TM_RES}/hybrid/{t}_{a}{kern}_k{k}.csv" for t, a, kern, k in TM_HYBRID_CELLS
+)
+FIGURES[TM]["sparsity"] = plot("sparsity")
+FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
+FIGURES[TM]["hybrid"] = plot("hybrid")
+
+
+rule tm_sparsity:
+    """One cell of Yun et al. 2020b's sparsity sweep on the copying task."""
+    input:
+        lib=script_deps(TM, "sparsity"),
+    output:
+        f"{TM_RES}/sparsity/{{pattern}}_{{configuration}}_w{{level}}.csv",
+    log:
+        f"logs/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.tsv"
+    wildcard_constraints:
+        pattern="[a-z]+",
+        configuration="[a-z]+",
+        level=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **planned(TM, "cost.copy_cost", "sparsity", "copy"),
+        gpu=TM_GPU,
+    params:
+        **job_params(
+            TM,
+            "papers.sparsity_rows",
+            "sparsity",
+            "copy",
+            supplied=["pattern", "configuration", "level"],
+        ),
+    script:
+        script_path(TM, "sparsity")
+
+
+rule tm_star:
+    """STAR on the copying task at one width and length (its relay's load)."""
+    input:
+        lib=script_deps(TM, "star"),
+    output:
+        f"{TM_RES}/star/d{{d_model}}_n{{n}}.csv",
+    log:
+        f"logs/{TM}/star_d{{d_model}}_n{{n}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/star_d{{d_model}}_n{{n}}.tsv"
+    wildcard_constraints:
+        d_model=r"\d+",
+        n=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **planned(
+            TM, "cost.copy_cost", "star_relay", "copy", supplied=["d_model", "n"]
+        ),
+        gpu=TM_GPU,
+    params:
+        **job_params(
+            TM, "papers.star_rows", "star_relay", "copy", supplied=["d_model", "n"]
+        ),
+    script:
+        script_path(TM, "star")
+
+
+rule tm_hybrid:
+    """One hybrid of Yun et al. 2020a, Sec. 5: k attention layers on top of an alternative."""
+    input:
+        lib=script_deps(TM, "hybrid"),
+    output:
+        f"{TM_RES}/hybrid/{{task}}_{{alternative}}{{kernel}}_k{{k}}.csv",
+    log:
+        f"logs/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.tsv"
+    wildcard_constraints:
+        task="recall|count",
+        alternative="attention|bilinear|conv",
+        kernel=r"\d+",
+        k=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **planned(TM, "cost.mixers_cost", "hybrid", "mixers"),
+        gpu=TM_GPU,
+    params:
+        **job_params(
+            TM,
+            "papers.hybrid_rows",
+            "hybrid",
+            "mixers",
+            supplied=["task", "alternative", "kernel", "k"],
+        ),
+    script:
+        script_path(TM, "hybrid")
