@@ -25,7 +25,6 @@ from expressivity.claims.trained_models.common import (
     existence_value,
     precision,
 )
-from expressivity.tasks import LEARNED_ACCURACY
 
 #: Replicates of each power simulation (vectorised).
 REPLICATES = 2000
@@ -122,6 +121,10 @@ def _random_below(t) -> Measurement:
     note = (f"RANDOM below in {below} of {untied} untied pairs ({len(pairs) - untied} tied): "
             + "; ".join(f"{label} {np.mean(det):.3f} vs {np.mean(rnd):.3f}"
                         for label, rnd, det in pairs))
+    if not untied:
+        return not_evaluated("no items", note + "; every pair tied (cells that reach the target "
+                             "stop at their first evaluation above it, which does not rank them)",
+                             precision(df))
     involved = df[df["pattern"] != "dense"]
     if _censored(involved[involved["lr"] == involved["cell_lr"]]):
         return not_evaluated("censored", note + "; a seed at its budget may still move a mean",
@@ -193,7 +196,9 @@ def _star_load(t) -> Measurement:
                                          f"{r.cell_accuracy_mean:.3f}" for r in per.itertuples()),
                              precision(df))
     rho = spearmanr(per["load"], per["cell_accuracy_mean"]).statistic
-    within = [spearmanr(p["load"], p["cell_accuracy_mean"]).statistic
+    # a constant accuracy within an n (no fall with the load there) counts as rho = 0
+    within = [0.0 if p["cell_accuracy_mean"].nunique() == 1
+              else spearmanr(p["load"], p["cell_accuracy_mean"]).statistic
               for _, p in per.groupby("n") if len(p) > 1]
     note = (f"Spearman rho(load, mean accuracy) {rho:.2f} over {len(per)} cells; within each n: "
             + ", ".join(f"{w:.2f}" for w in within))
@@ -260,7 +265,7 @@ def _partial_replace(t) -> Measurement:
         return not_evaluated("no items", "no all-attention cell on recall", precision(rec))
     att = full["accuracy"].to_numpy(float)
     shares, notes = [], []
-    for (alt, kernel), part in per.groupby(["alternative", "kernel"], sort=False):
+    for (alt, kernel), _part in per.groupby(["alternative", "kernel"], sort=False):
         one = _runs(rec, alternative=alt, kernel=kernel, attention_layers=1)["accuracy"]
         none = _runs(rec, alternative=alt, kernel=kernel, attention_layers=0)["accuracy"]
         if one.empty or none.empty:
