@@ -12,6 +12,7 @@ import math
 import pandas as pd
 import pytest
 from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MEMORIZATION, TM_MIXERS
+from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.claims import stage_claims
 from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
@@ -181,6 +182,10 @@ def judged(claim, tables):
     return row["status"], row
 
 
+#: The reason each claim's undecided case gives (a run at its budget censors every one of them).
+REASONS = {claim: "censored" for claim in CASES}
+
+
 def test_every_claim_has_its_three_cases_and_names_its_quantifier():
     assert set(CASES) == set(CLAIMS)
     assert all(c.quantifier in QUANTIFIERS for c in CLAIMS.values())
@@ -188,21 +193,55 @@ def test_every_claim_has_its_three_cases_and_names_its_quantifier():
 
 @pytest.mark.parametrize("claim", sorted(CASES))
 def test_claim_passes_on_evidence_that_supports_it(table, claim):
-    status, row = judged(claim, CASES[claim][0](table))
-    assert status == "pass", row["note"]
+    row = assert_passes(CLAIMS[claim], CASES[claim][0](table))
     assert row["quantifier"] == CLAIMS[claim].quantifier
 
 
 @pytest.mark.parametrize("claim", sorted(CASES))
 def test_claim_fails_on_evidence_that_contradicts_it(table, claim):
-    status, row = judged(claim, CASES[claim][1](table))
-    assert status == "fail", row["note"]
+    assert_fails(CLAIMS[claim], CASES[claim][1](table))
 
 
 @pytest.mark.parametrize("claim", sorted(CASES))
 def test_claim_is_not_evaluated_without_deciding_evidence(table, claim):
-    status, row = judged(claim, CASES[claim][2](table))
-    assert status == "not evaluated" and math.isnan(row["measured"]), row["note"]
+    row = assert_not_evaluated(CLAIMS[claim], CASES[claim][2](table), REASONS[claim])
+    assert math.isnan(row["measured"])
+
+
+#: The statistical findings of the stage, each with tables where its test cannot tell the named
+#: alternative apart: it would pass, but is not evaluated (underpowered).
+UNDERPOWERED = {
+    # FIXED and STRIDED unreliable (2 of 5 seeds plateau): drawn like them, STAR and RANDOM would
+    # often stay below the target in the mean too
+    "copy_star_random_fail": copy_case(
+        strided=(["reached"] * 3 + ["plateau"] * 2, [0.995] * 3 + [0.6, 0.7]),
+        fixed=(["reached"] * 3 + ["plateau"] * 2, [0.995] * 3 + [0.5, 0.9]),
+        dense=(["reached"] * 3 + ["plateau"] * 2, [0.995] * 3 + [0.8, 0.9])),
+    # STAR and RANDOM copy with most seeds: drawn like them, DENSE would often reach it too
+    "copy_dense": copy_case(star=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.9]),
+                            random=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.9])),
+    "copy_strided_fixed": copy_case(star=(REACH5, [0.995] * 5), random=(REACH5, [0.995] * 5)),
+}
+
+
+def test_the_statistical_findings_of_the_stage_are_these():
+    """Two tests exclude their alternative by an interval, so their power against it is one minus
+    the test's one-sided size whatever the data: about 0.97 for width_growth against N^2 (the
+    slope interval excludes 2), about 0.93 for attention_beats_alternatives against no difference
+    (both cells' seeds pooled); the pass cases above show it."""
+    assert {c for c, claim in CLAIMS.items() if claim.statistical} == \
+        {*UNDERPOWERED, "width_growth", "attention_beats_alternatives"}
+
+
+@pytest.mark.parametrize("claim", sorted(UNDERPOWERED))
+def test_a_finding_that_cannot_tell_its_alternative_apart_is_not_evaluated(table, claim):
+    tables = UNDERPOWERED[claim](table)
+    row = assert_not_evaluated(CLAIMS[claim], tables, "underpowered")
+    assert row["power"] < 0.8 and "would have passed" in row["note"]
+    power = CLAIMS[claim].simulate_power(tables)
+    assert power == CLAIMS[claim].simulate_power(tables)  # same tables and seed, same rows
+    assert [p.alternative for p in power] == list(CLAIMS[claim].alternatives)
+    assert all(p.replicates >= 200 for p in power)
 
 
 def test_the_note_reports_reliability_and_the_cpu_kernels(table):
@@ -264,9 +303,12 @@ def test_heads_claim_on_the_ci_run(table):
 
 
 def test_dense_copies_on_the_ci_run(table):
+    """DENSE reaches the target in the mean; without STAR and RANDOM runs to stand for the
+    alternative, the power is not simulated, so the claim would pass but is not evaluated."""
     rows = copy_rows(pattern="dense", depth=2, **TM_COPY)
-    status, row = judged("copy_dense", {"copy_depth": table("copy_depth", rows)})
-    assert status == "pass", row["note"]
+    row = assert_not_evaluated(CLAIMS["copy_dense"], {"copy_depth": table("copy_depth", rows)},
+                               "underpowered")
+    assert row["measured"] >= 0.99 and "no power simulation" in row["note"]
 
 
 def test_window_cannot_copy_beyond_its_reach():

@@ -3,37 +3,86 @@ mean over seeds."""
 
 from __future__ import annotations
 
-import math
+import numpy as np
+import pandas as pd
 
-from expressivity.claims import Claim, Measurement
-from expressivity.claims.trained_models.common import PROTOCOL, YB, cells, precision
+from expressivity.claims import COMPARISONS, Claim, Measurement, Power, not_evaluated
+from expressivity.claims.trained_models.common import PROTOCOL, REPLICATES, YB, cells, precision
 from expressivity.tasks import LEARNED_ACCURACY
 from expressivity.training_protocol import describe_cell as describe
 
+COPY_PATTERNS_LEARNED = ("dense", "strided", "fixed")
 COPY_PATTERNS_FAIL = ("star", "random")
 
 
-def _copy_mean(patterns: tuple[str, ...], reduce):
-    """The mean final accuracy over seeds of each pattern's cell at the deepest depth, reduced over
-    the patterns (``min`` for "every pattern reaches", ``max`` for "none does")."""
-    def evaluate(t):
-        df = cells(t["copy_depth"], ["pattern", "depth"])
-        deepest = df[df["depth"] == df["depth"].max()]
-        rows = deepest[deepest["pattern"].isin(patterns)]
-        if len(rows) < len(patterns):
-            return Measurement(math.nan, precision(df),
-                               f"patterns {', '.join(patterns)} not all run at the deepest depth")
-        runs = t["copy_depth"]
-        runs = runs[runs["pattern"].isin(patterns) & (runs["depth"] == rows["depth"].iloc[0])
-                    & (runs["lr"] == runs["cell_lr"])]
+def _names(patterns: tuple[str, ...]) -> str:
+    upper = [p.upper() for p in patterns]
+    return ", ".join(upper[:-1]) + " and " + upper[-1] if len(upper) > 1 else upper[0]
+
+
+def _deepest(t, patterns: tuple[str, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The cells of ``patterns`` at the deepest depth run, and their runs at each cell's reported
+    learning rate (the runs its mean is over)."""
+    df = cells(t["copy_depth"], ["pattern", "depth"])
+    deepest = df[df["depth"] == df["depth"].max()]
+    rows = deepest[deepest["pattern"].isin(patterns)]
+    runs = t["copy_depth"]
+    runs = runs[runs["pattern"].isin(rows["pattern"]) & (runs["depth"] == df["depth"].max())
+                & (runs["lr"] == runs["cell_lr"])]
+    return rows, runs
+
+
+class CopyMean:
+    """A mean claim on the copying task: the mean final accuracy over seeds of each pattern's cell
+    at the deepest depth, reduced over ``patterns`` (``min`` for "every pattern reaches the
+    target", ``max`` for "none does") and compared by ``op`` with the target. A seed at its budget
+    leaves it censored.
+
+    Its power: the ``opposite`` patterns' runs (at the deepest depth, each cell's learning rate)
+    stand for the alternative, "these patterns behave like the opposite ones": each pattern's seeds
+    are drawn from them with replacement, as many as its cell has, and the claim's rule applied."""
+
+    def __init__(self, patterns: tuple[str, ...], reduce, op: str, opposite: tuple[str, ...]):
+        self.patterns, self.reduce, self.op, self.opposite = patterns, reduce, op, opposite
+        self.alternative = f"like {_names(opposite)}"
+
+    def evaluate(self, t) -> Measurement:
+        rows, runs = _deepest(t, self.patterns)
+        if len(rows) < len(self.patterns):
+            return not_evaluated("no items", f"patterns {', '.join(self.patterns)} not all run at "
+                                 "the deepest depth", precision(t["copy_depth"]))
         note = "; ".join(f"{r['pattern'].upper()} {describe(r)}" for _, r in rows.iterrows())
         note = f"depth {int(rows['depth'].iloc[0])}: {note}"
         if (runs["outcome"] == "budget").any():
-            return Measurement(math.nan, precision(df),
-                               note + "; a seed at its budget may still move the mean")
-        return Measurement(float(reduce(rows["cell_accuracy_mean"])), precision(df), note)
-    return evaluate
+            return not_evaluated("censored", note + "; a seed at its budget may still move the "
+                                 "mean", precision(rows))
+        return Measurement(float(self.reduce(rows["cell_accuracy_mean"])), precision(rows), note)
 
+    def power(self, t, rng: np.random.Generator) -> list[Power]:
+        rows, _ = _deepest(t, self.patterns)
+        _, pool = _deepest(t, self.opposite)
+        if len(rows) < len(self.patterns) or pool.empty:
+            return []
+        accuracy = pool["accuracy"].to_numpy(float)
+        at_budget = (pool["outcome"] == "budget").to_numpy()
+        means, censored = [], np.zeros(REPLICATES, dtype=bool)
+        for seeds in rows["cell_seeds"].astype(int):
+            draw = rng.integers(0, len(pool), (REPLICATES, seeds))
+            means.append(accuracy[draw].mean(axis=1))
+            censored |= at_budget[draw].any(axis=1)
+        value = self.reduce(np.stack(means), axis=0)
+        passes = COMPARISONS[self.op](value, LEARNED_ACCURACY) & ~censored
+        return [Power(self.alternative, REPLICATES, int((~passes).sum()),
+                      f"each of {_names(self.patterns)}'s {'/'.join(map(str, rows['cell_seeds']))} "
+                      f"seeds drawn from the {len(pool)} runs of {_names(self.opposite)} at the "
+                      "deepest depth")]
+
+
+def _claim_test(patterns, reduce, op, opposite) -> dict:
+    """The keywords ``op``, ``evaluate``, ``alternatives`` and ``power`` of a copying claim."""
+    mean = CopyMean(patterns, reduce, op, opposite)
+    return {"op": op, "evaluate": mean.evaluate, "alternatives": (mean.alternative,),
+            "power": mean.power}
 
 
 CLAIMS = [
@@ -46,11 +95,11 @@ CLAIMS = [
                   "held-out token accuracy over seeds reaches 0.99",
         provenance=f"{YB} copying table [S] (quoted in paper notes); task and sizes ours [O]",
         metric="mean final held-out accuracy over the seeds of the DENSE cell at the deepest "
-               "depth", op=">=", threshold=LEARNED_ACCURACY,
+               "depth", threshold=LEARNED_ACCURACY,
         why="'learn to copy' read as at most 1 % token errors in the average over runs (the "
             "paper's statistic; 0.99 a convention)",
         figure="copy_depth", tables=("copy_depth",),
-        evaluate=_copy_mean(("dense",), min),
+        **_claim_test(("dense",), np.min, ">=", COPY_PATTERNS_FAIL),
     ),
     Claim(
         id="trained_models.copy_strided_fixed",
@@ -64,11 +113,11 @@ CLAIMS = [
                    "networks learn to copy the sequences with four sparse attention layers'; "
                    "our small task [O]",
         metric="the smaller of the two cells' mean final held-out accuracies over seeds",
-        op=">=", threshold=LEARNED_ACCURACY,
+        threshold=LEARNED_ACCURACY,
         why="'learn to copy' read as at most 1 % token errors in the average over runs (the "
             "paper's statistic; 0.99 a convention)",
         figure="copy_depth", tables=("copy_depth",),
-        evaluate=_copy_mean(("strided", "fixed"), min),
+        **_claim_test(("strided", "fixed"), np.min, ">=", COPY_PATTERNS_FAIL),
     ),
     Claim(
         id="trained_models.copy_star_random_fail",
@@ -83,10 +132,10 @@ CLAIMS = [
                   "it depends on the scale (some seeds copy at n = 16)",
         provenance=f"{YB} [S] (same quote); our small task [O]",
         metric="the larger of the two cells' mean final held-out accuracies over seeds",
-        op="<", threshold=LEARNED_ACCURACY,
+        threshold=LEARNED_ACCURACY,
         why="the complement of 'learn to copy' at the same 1 % error level in the average over "
             "runs; a seed still rising at its budget leaves it not evaluated",
         figure="copy_depth", tables=("copy_depth",),
-        evaluate=_copy_mean(COPY_PATTERNS_FAIL, max),
+        **_claim_test(COPY_PATTERNS_FAIL, np.max, "<", COPY_PATTERNS_LEARNED),
     ),
 ]

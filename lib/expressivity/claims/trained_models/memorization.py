@@ -5,16 +5,14 @@ uniform attention and hardmax; the three ceilings themselves ("cannot", checks).
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
-from expressivity.claims import Claim, Measurement
+from expressivity.claims import Claim, Measurement, not_evaluated, on_items
 from expressivity.claims.trained_models.common import (
     KS,
     PROTOCOL,
     cells,
-    existence_value,
+    existence,
     precision,
 )
 from expressivity.training_protocol import describe_cell as describe
@@ -41,18 +39,17 @@ def _where(r: pd.Series) -> str:
 def _arm_exists(arm: str):
     def evaluate(t):
         rows = _arm(t, arm)
-        if rows.empty:
-            return Measurement(math.nan, "float32", f"no {arm} arm")
+        if (m := on_items(len(rows), f"{arm} arm", "float32")):
+            return m
         r = rows.iloc[0]
-        return Measurement(existence_value(r["cell_existence"]), r["precision"],
-                           f"{arm}: {describe(r)}; {_where(r)}")
+        return existence(r, f"{arm}: {describe(r)}; {_where(r)}")
     return evaluate
 
 
 def _above_blind(t):
     rows = _arm(t, "softmax")
-    if rows.empty:
-        return Measurement(math.nan, "float32", "no softmax arm")
+    if (m := on_items(len(rows), "softmax arm", "float32")):
+        return m
     r = rows.iloc[0]
     gap = float(rows["accuracy"].max() - r["blind_ceiling"])
     above = int((rows["accuracy"] > r["blind_ceiling"]).sum())
@@ -62,23 +59,24 @@ def _above_blind(t):
             f"blind ceiling {r['blind_ceiling']:.4f}; best runs of the controls: {others}; "
             f"{_where(r)}")
     if gap <= 0 and (rows["outcome"] == "budget").any():
-        return Measurement(math.nan, r["precision"], note + "; a run at its budget may still rise")
+        return not_evaluated("censored", note + "; a run at its budget may still rise",
+                             r["precision"])
     return Measurement(gap, r["precision"], note)
 
 
 def _capped(arm: str, ceiling: str):
     def evaluate(t):
         rows = _arm(t, arm)
-        if rows.empty:
-            return Measurement(math.nan, "float32", f"no {arm} arm")
+        if (m := on_items(len(rows), f"{arm} arm", "float32")):
+            return m
         r = rows.iloc[0]
         gap = float(rows["accuracy"].max() - r[ceiling])
         note = (f"best {arm} run {rows['accuracy'].max():.4f}, {ceiling.replace('_', ' ')} "
                 f"{r[ceiling]:.4f} ({len(rows)} runs, {int(rows['lr_decayed'].sum())} decayed); "
                 f"{describe(r)}")
         if gap <= 0 and not rows["outcome"].isin(["plateau", "diverged"]).all():
-            return Measurement(math.nan, r["precision"],
-                               note + "; 'cannot' needs every run to plateau after its decay")
+            return not_evaluated("censored", note + "; 'cannot' needs every run to plateau "
+                                 "after its decay", r["precision"])
         return Measurement(gap, r["precision"], note)
     return evaluate
 
@@ -86,13 +84,13 @@ def _capped(arm: str, ceiling: str):
 def _heads(t):
     df = cells(t["heads_rank"], ["heads", "head_size"])
     single = df[(df["heads"] == 1) & (df["head_size"] == 1)]
-    if single.empty:
-        return Measurement(math.nan, precision(df), "no h = s = 1 cell")
+    if (m := on_items(len(single), "h = s = 1 cell", precision(df))):
+        return m
     one = single.iloc[0]
     note = "; ".join(f"h={int(c.heads)} s={int(c.head_size)}: {describe(c)}"
                      for _, c in df.iterrows())
-    return Measurement(existence_value(one["cell_existence"]), precision(df),
-                       f"N = {one['N']} ({one['pairs']} segment pairs), q = {one['width']}: {note}")
+    return existence(one, f"N = {one['N']} ({one['pairs']} segment pairs), q = {one['width']}: "
+                     f"{note}")
 
 
 

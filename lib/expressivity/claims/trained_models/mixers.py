@@ -3,47 +3,84 @@ projections and depth-wise separable convolutions on a counting task."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-from expressivity.claims import Claim, Measurement
-from expressivity.claims.trained_models.common import PROTOCOL, YA, cells, precision
+from expressivity.claims import Claim, Measurement, Power, not_evaluated
+from expressivity.claims.trained_models.common import PROTOCOL, REPLICATES, YA, cells, precision
 from expressivity.training_protocol import REACHES, UNDECIDED
 
+#: The alternative the claim rules out.
+NO_BETTER = "no better than the best alternative alone"
 
-def mixer_difference(df: pd.DataFrame) -> tuple[float, str] | None:
-    """``(lower end, note)``: the all-attention cell's mean accuracy minus the best alternative
-    alone's, less twice the standard error of that difference (seeds of the two cells at their
-    reported learning rates); None without both cells."""
+
+def lower_bound(att, rival) -> np.ndarray:
+    """Mean of ``att`` minus mean of ``rival`` less twice the standard error of that difference,
+    over the last axis (seeds; replicates in front); NaN with fewer than two seeds in either."""
+    att, rival = np.asarray(att, dtype=float), np.asarray(rival, dtype=float)
+    if att.shape[-1] < 2 or rival.shape[-1] < 2:
+        return np.full(np.broadcast_shapes(att.shape[:-1], rival.shape[:-1]), np.nan)
+    se = np.sqrt(att.var(axis=-1, ddof=1) / att.shape[-1]
+                 + rival.var(axis=-1, ddof=1) / rival.shape[-1])
+    return att.mean(axis=-1) - rival.mean(axis=-1) - 2 * se
+
+
+def _arms(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, str] | None:
+    """The final accuracies of the all-attention cell's seeds and of the best alternative alone's
+    (each at its reported learning rate), and that alternative's name; None without both."""
     att = df[(df["alternative"] == "attention")]
     alone = df[(df["alternative"] != "attention") & (df["attention_layers"] == 0)]
     if att.empty or alone.empty:
         return None
-    att = att[att["lr"] == att["cell_lr"]]["accuracy"]
     best = cells(alone, ["alternative"]).sort_values("cell_accuracy_mean").iloc[-1]
     rival = alone[(alone["alternative"] == best["alternative"]) & (alone["lr"] == best["cell_lr"])]
-    rival = rival["accuracy"]
-    se = math.sqrt(np.var(att, ddof=1) / len(att) + np.var(rival, ddof=1) / len(rival)) \
-        if len(att) > 1 and len(rival) > 1 else math.nan
+    return att[att["lr"] == att["cell_lr"]]["accuracy"], rival["accuracy"], best["alternative"]
+
+
+def mixer_difference(df: pd.DataFrame) -> tuple[float, str] | None:
+    """``(lower end, note)``: the all-attention cell's mean accuracy minus the best alternative
+    alone's, less twice the standard error of that difference (``lower_bound``); None without both
+    cells."""
+    arms = _arms(df)
+    if arms is None:
+        return None
+    att, rival, name = arms
+    lower = float(lower_bound(att, rival))
     diff = float(att.mean() - rival.mean())
-    return diff - 2 * se, (f"all attention {att.mean():.4f}, best alternative alone "
-                           f"{best['alternative']} {rival.mean():.4f}: difference {diff:.4f} "
-                           f"+- {2 * se:.4f} (2 standard errors over seeds)")
+    return lower, (f"all attention {att.mean():.4f}, best alternative alone {name} "
+                   f"{rival.mean():.4f}: difference {diff:.4f} +- {diff - lower:.4f} (2 standard "
+                   "errors over seeds)")
+
+
+def _mixers_power(t, rng: np.random.Generator) -> list[Power]:
+    """The alternative "attention no more accurate than the best alternative alone": both cells'
+    seeds drawn from their pooled final accuracies (as many as each has); rejected when the lower
+    bound is not above 0."""
+    arms = _arms(t["mixers"])
+    if arms is None or min(len(arms[0]), len(arms[1])) < 2:
+        return []
+    att, rival, name = arms
+    pool = np.concatenate([att.to_numpy(float), rival.to_numpy(float)])
+    draw = pool[rng.integers(0, pool.size, (REPLICATES, pool.size))]
+    lower = lower_bound(draw[:, :len(att)], draw[:, len(att):])
+    return [Power(NO_BETTER, REPLICATES, int((~(lower > 0)).sum()),
+                  f"{len(att)} attention and {len(rival)} {name} seeds drawn from their "
+                  f"{pool.size} pooled final accuracies")]
 
 
 def _mixers(t):
     df = t["mixers"]
     res = mixer_difference(df)
     if res is None:
-        return Measurement(math.nan, precision(df), "no attention-only or alternative-only model")
+        return not_evaluated("no items", "no attention-only or alternative-only model",
+                             precision(df))
     lower, note = res
     per = cells(df, ["alternative", "attention_layers"])
     undecided = [f"{r.layers}" for r in per.itertuples() if r.cell_verdict == UNDECIDED
                  and (r.alternative == "attention" or r.attention_layers == 0)]
     if undecided:
-        return Measurement(math.nan, precision(df), f"{note}; undecided: {', '.join(undecided)}")
+        return not_evaluated("censored", f"{note}; a seed at its budget in {', '.join(undecided)}",
+                             precision(df))
     rest = ", ".join(f"{r.layers} {r.cell_accuracy_mean:.3f}" for r in per.itertuples())
     # A cell that reaches the target stops at its first evaluation >= TARGET: its accuracy there
     # cannot be ranked against another cell's that reached it too. An alternative alone that
@@ -80,5 +117,6 @@ CLAIMS = [
         why="the recalled finding is an ordering (alternatives alone trail attention); the "
             "difference must exceed its spread over seeds (about a 95 % one-sided bound)",
         figure="mixers", tables=("mixers",), evaluate=_mixers,
+        alternatives=(NO_BETTER,), power=_mixers_power,
     ),
 ]
