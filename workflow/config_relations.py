@@ -382,7 +382,9 @@ RELATIONS: list[Relation] = [
                                          "approximation.memorization_budget")),
              _approximation_tables),
     *(two_windows(f"{TM}.{family}")
-      for family in ("memorization", "heads_rank", "width_search", "copy", "mixers")),
+      for family in ("memorization", "heads_rank", "width_search", "copy", "mixers", "capacity")),
+    at_most(f"{TM}.capacity.batch", f"{TM}.capacity.N",
+            "a minibatch holds at most the smallest training set's N sentences"),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),

@@ -340,3 +340,47 @@ rule tm_hybrid:
         ),
     script:
         script_path(TM, "hybrid")
+
+
+# ---- Kajitsuka & Sato 2024's memorization at CoNLL shape (capacity of the rank-1 model): one job
+# per arm, number of sentences N and ambiguous share a, every width of the arm's grid inside
+from expressivity.experiments.trained_models.capacity import CAPACITY_ARMS
+
+TM_CAP = TM_CFG["capacity"]
+TABLES[TM]["capacity"] = gathered(
+    expand(
+        f"{TM_RES}/capacity/{{arm}}_N{{N}}_a{{a}}.csv",
+        arm=TM_CAP["arms"],
+        N=TM_CAP["N"],
+        a=TM_CAP["a"],
+    )
+)
+FIGURES[TM]["capacity"] = plot("capacity")
+
+
+rule tm_capacity:
+    """One arm of the capacity experiment at one N and a (every width of its grid)."""
+    input:
+        lib=script_deps(TM, "capacity"),
+    output:
+        f"{TM_RES}/capacity/{{arm}}_N{{N}}_a{{a}}.csv",
+    log:
+        f"logs/{TM}/capacity_{{arm}}_N{{N}}_a{{a}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/capacity_{{arm}}_N{{N}}_a{{a}}.tsv"
+    wildcard_constraints:
+        arm="|".join(CAPACITY_ARMS),
+        N=r"\d+",
+        a=r"[0-9.]+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **planned(TM, "capacity.capacity_cost", "capacity", supplied=["arm", "N"]),
+        gpu=TM_GPU,
+    params:
+        **job_params(
+            TM, "capacity.capacity_rows", "capacity", supplied=["arm", "N", "a"]
+        ),
+    script:
+        script_path(TM, "capacity")
