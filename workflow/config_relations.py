@@ -148,18 +148,6 @@ def _approximation_tables(inv_delta, n, d, budget, memorization_budget):
     return None
 
 
-def _odd(kernel):
-    return None if kernel % 2 else "the depth-wise convolution kernel must be odd (centred on its token)"
-
-
-def _conv_covers(depth, kernel, n):
-    if kernel % 2 == 0 or depth * (kernel - 1) // 2 >= n - 1:
-        return None  # an even kernel is reported by _odd
-    return (f"{depth} convolutions of width {kernel} see {depth * (kernel - 1) // 2} positions to "
-            f"each side, fewer than n - 1 = {n - 1}: the convolution alone could not count by "
-            "design; raise kernel (or depth)")
-
-
 def segment_pairs(section: str) -> Relation:
     """A segment-pair dataset of ``<section>`` (``N``, ``pairs``) with the vocabulary of
     ``trained_models.memorization``: 2 pairs <= N, distinct segments, and enough distinct token
@@ -190,13 +178,6 @@ def two_windows(section: str) -> Relation:
                 f"(budget >= 2 window = {2 * window}); otherwise no run can be called a plateau")
 
     return Relation((f"{section}.window", f"{section}.budget"), check)
-
-
-def _below_depth(layers, depth):
-    if max(layers) < depth:
-        return None
-    return (f"every value must be below depth ({depth} attention layers is the all-attention model, "
-            "always run; larger values would be silently dropped)")
 
 
 def _odd_kernels(kernels):
@@ -242,11 +223,6 @@ def _ablation(heads, head_sizes, full_rank, d):
     return None
 
 
-def _alone_among(layers):
-    if 0 in layers:
-        return None
-    return ("0 (each alternative alone) must be among them: the claim compares all attention with "
-            "the best alternative alone")
 
 
 #: Grid points per sign of a memorization token at d = 1 (norms in [1, 2] on the 2^-12 grid of
@@ -382,18 +358,14 @@ RELATIONS: list[Relation] = [
                                          "approximation.memorization_budget")),
              _approximation_tables),
     *(two_windows(f"{TM}.{family}")
-      for family in ("memorization", "heads_rank", "width_search", "copy", "mixers")),
+      for family in ("memorization", "heads_rank", "width_search", "copy", "sparsity", "hybrid")),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),
     at_most(f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d",
             "a head's rank cannot exceed the token dimension d"),
     multiple_of(f"{TM}.copy"),
-    multiple_of(f"{TM}.mixers"),
-    Relation((f"{TM}.mixers.kernel",), _odd),
-    Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
-    Relation((f"{TM}.mixers.depth", f"{TM}.mixers.kernel", f"{TM}.mixers.n"), _conv_covers),
-    Relation((f"{TM}.mixers.attention_layers",), _alone_among),
+    multiple_of(f"{TM}.hybrid"),
     Relation((f"{TM}.hybrid.recall_kernels",), _odd_kernels),
     Relation((f"{TM}.hybrid.count_kernels",), _odd_kernels),
     Relation((f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth"), _hybrid_ends),
