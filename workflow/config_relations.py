@@ -193,6 +193,12 @@ def _hybrid_ends(layers, depth):
             f"{depth} (all attention): the claims compare them")
 
 
+def _some_hybrid(recall_alternatives, count_kernels):
+    if recall_alternatives or count_kernels:
+        return None
+    return "the hybrid table needs recall alternatives or counting kernels (both are empty)"
+
+
 def _recall_keys(n, vocab):
     if vocab >= n // 2 - 1:
         return None
@@ -368,6 +374,7 @@ RELATIONS: list[Relation] = [
     multiple_of(f"{TM}.hybrid"),
     Relation((f"{TM}.hybrid.recall_kernels",), _odd_kernels),
     Relation((f"{TM}.hybrid.count_kernels",), _odd_kernels),
+    Relation((f"{TM}.hybrid.recall_alternatives", f"{TM}.hybrid.count_kernels"), _some_hybrid),
     Relation((f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth"), _hybrid_ends),
     Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.vocab"), _recall_keys),
     Relation((f"{TM}.sparsity.levels", f"{TM}.sparsity.n"), _levels_fit),

@@ -117,3 +117,13 @@ def test_hybrid_power_rows():
     for cid in ("hybrid_partial_replace", "hybrid_monotone_k"):
         row = BY_ID[cid].judge(good)
         assert row["status"] == "pass" and row["power"] >= 0.8, (cid, row["note"])
+
+
+def test_recall_left_out_is_paper_config():
+    tables = _hybrid([0.3], [0.9], [1.0], [0.5, 0.52, 0.51], [0.9, 0.92, 0.95])
+    tables["hybrid"] = tables["hybrid"][tables["hybrid"]["task"] == "count"]
+    for cid in ("hybrid_alternatives_below_attention", "hybrid_partial_replace",
+                "hybrid_monotone_k"):
+        row = BY_ID[cid].judge(tables)
+        assert row["status"] == "not evaluated" and row["reason"] == "paper config", cid
+    assert BY_ID["count_receptive_field"].judge(tables)["status"] == "pass"

@@ -193,7 +193,8 @@ TM_HYBRID_CELLS = (
         for k in TM_HYBRID["attention_layers"]
         if k < TM_HYBRID["depth"]
     ]
-    + [("recall", "attention", 0, TM_HYBRID["depth"])]
+    # all attention on recall beside the alternatives (none without them: recall left out)
+    + [("recall", "attention", 0, TM_HYBRID["depth"])] * bool(TM_HYBRID["recall_alternatives"])
     + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
 )
 TABLES[TM]["sparsity"] = gathered(

@@ -299,6 +299,16 @@ def _recall(t) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return rec, full, per
 
 
+def _no_recall(t) -> Measurement | None:
+    """"paper config" when the config left recall out (no recall cell at all)."""
+    df = t["hybrid"]
+    if (df["task"] == "recall").any():
+        return None
+    return not_evaluated("paper config", "recall not run (trained_models.hybrid."
+                         "recall_alternatives is empty); config/paper.yaml runs it",
+                         precision(df))
+
+
 def _name(alternative: str, kernel: int) -> str:
     return alternative if alternative != "conv" else f"conv{kernel}"
 
@@ -310,6 +320,8 @@ def _alone(rec: pd.DataFrame, per: pd.DataFrame) -> list[tuple[str, np.ndarray]]
 
 
 def _below_attention(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
     rec, full, per = _recall(t)
     alone = _alone(rec, per)
     if full.empty or not alone:
@@ -339,6 +351,8 @@ def _below_attention_power(t, rng: np.random.Generator) -> list[Power]:
 
 
 def _partial_replace(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
     rec, full, per = _recall(t)
     if full.empty:
         return not_evaluated("no items", "no all-attention cell on recall", precision(rec))
@@ -416,6 +430,8 @@ def _monotone_k_power(t, rng: np.random.Generator) -> list[Power]:
 
 
 def _monotone_k(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
     rec = t["hybrid"][t["hybrid"]["task"] == "recall"]
     worst, notes = -math.inf, []
     for name, series in _k_series(t):
