@@ -83,3 +83,47 @@ def test_hybrid_claims():
     censored["hybrid"].loc[censored["hybrid"]["accuracy"] < 0.99, "outcome"] = "budget"
     row = BY_ID["hybrid_alternatives_below_attention"].judge(censored)
     assert row["status"] == "not evaluated" and math.isnan(row["measured"])
+
+
+def _monotone_sparsity(sparse, dense):
+    rows = []
+    for level, density, acc in ((2, 0.3, sparse), (4, 0.5, dense)):
+        rows += _runs(acc, pattern="strided", configuration="union", level=level, density=density)
+    return {"sparsity": pd.DataFrame(rows)}
+
+
+def test_sparsity_monotone_sees_a_fall_it_has_the_power_for():
+    claim = BY_ID["sparsity_monotone"]
+    row = claim.judge(_monotone_sparsity([0.995, 0.996, 0.998], [0.994, 0.997, 0.999]))
+    assert row["status"] == "pass" and row["power"] >= 0.8
+    row = claim.judge(_monotone_sparsity([0.995, 0.996, 0.998], [0.6, 0.7, 0.65]))
+    assert row["status"] == "fail"
+    # seeds this spread cannot see a fall of 0.05: not evaluated, never a pass
+    row = claim.judge(_monotone_sparsity([0.3, 0.9, 0.5], [0.4, 0.95, 0.2]))
+    assert row["status"] == "not evaluated" and row["reason"] == "underpowered"
+
+
+def test_star_load_power_simulates_n_alone_and_no_fall():
+    cells = [(16, 16, [0.6, 0.62, 0.61]), (32, 16, [0.8, 0.82, 0.81]),
+             (16, 32, [0.3, 0.32, 0.31]), (32, 32, [0.5, 0.52, 0.51])]
+    power = {p.alternative: p.rate for p in BY_ID["star_load"].simulate_power(_star(cells))}
+    assert set(power) == {"a fall tracking n alone", "no fall with the load"}
+    assert all(0 <= r <= 1 for r in power.values())
+
+
+def test_hybrid_power_rows():
+    good = _hybrid([0.3, 0.35, 0.32], [0.98, 0.97, 0.985], [1.0, 1.0, 1.0],
+                   [0.5, 0.52, 0.51], [0.9, 0.92, 0.95])
+    for cid in ("hybrid_partial_replace", "hybrid_monotone_k"):
+        row = BY_ID[cid].judge(good)
+        assert row["status"] == "pass" and row["power"] >= 0.8, (cid, row["note"])
+
+
+def test_recall_left_out_is_paper_config():
+    tables = _hybrid([0.3], [0.9], [1.0], [0.5, 0.52, 0.51], [0.9, 0.92, 0.95])
+    tables["hybrid"] = tables["hybrid"][tables["hybrid"]["task"] == "count"]
+    for cid in ("hybrid_alternatives_below_attention", "hybrid_partial_replace",
+                "hybrid_monotone_k"):
+        row = BY_ID[cid].judge(tables)
+        assert row["status"] == "not evaluated" and row["reason"] == "paper config", cid
+    assert BY_ID["count_receptive_field"].judge(tables)["status"] == "pass"

@@ -1,7 +1,7 @@
 # Stage: trained models. What gradient training (PyTorch, CPU by default) reaches on the questions
 # the constructions answer: Kajitsuka & Sato 2024 Sec. 6 (reconstructed, on segment pairs where
 # uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
-# et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
+# et al. 2020a Sec. 5 (hybrids of attention and its alternatives). Every cell runs several seeds under
 # one protocol (early stopping at the target, one learning-rate decay and a second window before a
 # plateau, a budget; each task family has its own budget, window and evaluation interval).
 from expressivity.experiments.trained_models import ARMS as TM_ARMS
@@ -14,12 +14,6 @@ TM_HEADS = TM_CFG["heads_rank"]
 TM_SIZES = [str(s) for s in TM_HEADS["head_sizes"]] + (
     ["d"] if TM_HEADS["full_rank"] else []
 )
-TM_MIXERS = [
-    (alt, k)
-    for alt in TM_CFG["mixers"]["alternatives"]
-    for k in TM_CFG["mixers"]["attention_layers"]
-    if k < TM_CFG["mixers"]["depth"]
-] + [("attention", TM_CFG["mixers"]["depth"])]
 # jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
 TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
@@ -47,14 +41,12 @@ TABLES[TM] = {
             depth=TM_CFG["copy"]["depths"],
         )
     ),
-    "mixers": gathered(f"{TM_RES}/mixers/{alt}_k{k}.csv" for alt, k in TM_MIXERS),
 }
 FIGURES[TM] = {
     "memorization_curve": plot("memorization_curve", "memorization_runs"),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
     "copy_depth": plot("copy_depth"),
-    "mixers": plot("mixers"),
 }
 
 
@@ -178,35 +170,9 @@ rule tm_copy:
         script_path(TM, "copying")
 
 
-rule tm_mixers:
-    """One token-mixing model (alternative below k attention layers) on the counting task."""
-    input:
-        lib=script_deps(TM, "mixers"),
-    output:
-        f"{TM_RES}/mixers/{{alternative}}_k{{k}}.csv",
-    log:
-        f"logs/{TM}/mixers_{{alternative}}_k{{k}}.log",
-    benchmark:
-        f"results/benchmarks/{TM}/mixers_{{alternative}}_k{{k}}.tsv"
-    wildcard_constraints:
-        alternative="attention|bilinear|conv",
-        k=r"\d+",
-    conda:
-        ENV
-    threads: TM_CFG["threads"]
-    resources:
-        **planned(TM, "cost.mixers_cost", "mixers"),
-        gpu=TM_GPU,
-    params:
-        **job_params(
-            TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"]
-        ),
-    script:
-        script_path(TM, "mixers")
-
-
 # ---- the papers' own experiments (Yun et al. 2020b's sparsity sweep and STAR's relay, Yun et al.
-# 2020a's hybrid curve): each section holds what differs from the family it belongs to (copy, mixers)
+# 2020a's hybrid curve): sparsity and star_relay hold what differs from the copy family, hybrid is a family
+# of its own
 TM_SPARSE = TM_CFG["sparsity"]
 TM_SPARSE_CELLS = (
     [
@@ -227,7 +193,8 @@ TM_HYBRID_CELLS = (
         for k in TM_HYBRID["attention_layers"]
         if k < TM_HYBRID["depth"]
     ]
-    + [("recall", "attention", 0, TM_HYBRID["depth"])]
+    # all attention on recall beside the alternatives (none without them: recall left out)
+    + [("recall", "attention", 0, TM_HYBRID["depth"])] * bool(TM_HYBRID["recall_alternatives"])
     + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
 )
 TABLES[TM]["sparsity"] = gathered(
@@ -328,14 +295,13 @@ rule tm_hybrid:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.mixers_cost", "hybrid", "mixers"),
+        **planned(TM, "cost.hybrid_cost", "hybrid"),
         gpu=TM_GPU,
     params:
         **job_params(
             TM,
             "papers.hybrid_rows",
             "hybrid",
-            "mixers",
             supplied=["task", "alternative", "kernel", "k"],
         ),
     script:

@@ -104,8 +104,9 @@ def not_evaluated(reason: str, note: str, precision: str = "float64") -> Measure
     """The measurement of a claim that cannot be decided, with its ``reason`` (one of ``REASONS``):
     ``"no items"`` (judged on zero draws, patterns or rows), ``"out of range"`` (outside the range
     where the statement means anything; the note says the rule), ``"undecided"`` (the arithmetic
-    cannot decide), ``"censored"`` (a measurement is only a bound), ``"underpowered"``, ``"paper config"`` (the
-    default config's slice cannot decide it; ``config/paper.yaml`` runs what it needs)."""
+    cannot decide), ``"censored"`` (a measurement is only a bound), ``"underpowered"``,
+    ``"paper config"`` (the default config's slice cannot decide it; ``config/paper.yaml`` runs
+    what it needs)."""
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}, got {reason!r}")
     return Measurement(math.nan, precision, note, reason)

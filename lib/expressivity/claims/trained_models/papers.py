@@ -32,6 +32,19 @@ REPLICATES = 2000
 ALPHA = 0.05
 #: The share of the gap one attention layer must recover (the paper's "partially replace").
 RECOVERED = 0.9
+#: The fall of mean accuracy the monotone claims must be able to see (their power's alternative): a
+#: convention, five times the 1 % of token errors the target allows.
+FALL = 0.05
+FALL_DENSITY = f"a fall of {FALL} from each density to the next denser one"
+FALL_K = f"a fall of {FALL} from each k to the next larger one"
+#: Replicates of the STAR load simulation (a Spearman rho per replicate, not vectorised).
+STAR_REPLICATES = 400
+#: The largest rho of a clear fall with the load (a convention).
+STAR_RHO = -0.5
+#: The alternatives of the STAR load claim.
+N_ALONE, NO_FALL = "a fall tracking n alone", "no fall with the load"
+#: The alternative of the partial-replacement claim.
+ADDS_NOTHING = "one attention layer adds nothing (k = 1 like k = 0)"
 
 
 def _runs(df: pd.DataFrame, **keys) -> pd.DataFrame:
@@ -161,19 +174,49 @@ def largest_drop(series: list[tuple[str, np.ndarray]]) -> tuple[float, str]:
     return worst, "; ".join(notes)
 
 
-def _monotone_density(t) -> Measurement:
-    df = t["sparsity"]
+def fall_power(all_series: list[list[tuple[str, np.ndarray]]], rng: np.random.Generator,
+               alternative: str) -> list[Power]:
+    """Power of a monotone claim (``largest_drop`` <= 0) against a fall of ``FALL`` at every step
+    of every series: each step's two points drawn from its first point's runs, the second shifted
+    down by ``FALL``; the claim is rejected when some step's fall less 2 standard errors is above 0.
+    """
+    steps = [(a, len(b)) for series in all_series
+             for (_, a), (_, b) in zip(series, series[1:], strict=False)]
+    if not steps:
+        return []
+    rejected = np.zeros(REPLICATES, dtype=bool)
+    for a, size in steps:
+        high = a[rng.integers(0, len(a), (REPLICATES, len(a)))]
+        low = a[rng.integers(0, len(a), (REPLICATES, size))] - FALL
+        se = np.sqrt((high.var(axis=1, ddof=1) / high.shape[1] if high.shape[1] > 1 else 0.0)
+                     + (low.var(axis=1, ddof=1) / low.shape[1] if low.shape[1] > 1 else 0.0))
+        rejected |= high.mean(axis=1) - low.mean(axis=1) - 2 * se > 0
+    return [Power(alternative, REPLICATES, int(rejected.sum()),
+                  f"each of {len(steps)} steps: both points' seeds drawn from the first point's "
+                  f"runs, the second lowered by {FALL}")]
+
+
+def _density_series(df: pd.DataFrame) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
+    """Per pattern and configuration run at two or more levels: its cells in density order."""
     per = cells(df, ["pattern", "configuration", "level"])
-    worst, notes = -math.inf, []
+    out = []
     for (pattern, conf), part in per.groupby(["pattern", "configuration"], sort=False):
         if len(part) < 2:
             continue
-        series = [(f"density {r.density:.2f}",
-                   _runs(df, pattern=pattern, configuration=conf, level=r.level)["accuracy"]
-                   .to_numpy(float)) for r in part.sort_values("density").itertuples()]
+        out.append((f"{pattern.upper()} {conf}",
+                    [(f"density {r.density:.2f}",
+                      _runs(df, pattern=pattern, configuration=conf, level=r.level)["accuracy"]
+                      .to_numpy(float)) for r in part.sort_values("density").itertuples()]))
+    return out
+
+
+def _monotone_density(t) -> Measurement:
+    df = t["sparsity"]
+    worst, notes = -math.inf, []
+    for name, series in _density_series(df):
         drop, note = largest_drop(series)
         worst = max(worst, drop)
-        notes.append(f"{pattern.upper()} {conf}: {note}")
+        notes.append(f"{name}: {note}")
     if not notes:
         return not_evaluated("paper config", "no pattern runs at two sparsity levels",
                              precision(df))
@@ -181,6 +224,10 @@ def _monotone_density(t) -> Measurement:
         return not_evaluated("censored", "; ".join(notes) + "; a seed at its budget",
                              precision(df))
     return Measurement(worst, precision(df), "; ".join(notes))
+
+
+def _monotone_density_power(t, rng: np.random.Generator) -> list[Power]:
+    return fall_power([s for _, s in _density_series(t["sparsity"])], rng, FALL_DENSITY)
 
 
 # ---- Yun et al. 2020b: STAR's relay ---------------------------------------------------------------
@@ -195,16 +242,48 @@ def _star_load(t) -> Measurement:
                              + ", ".join(f"d={r.d_model} n={r.n} load {r.load:.2f}: "
                                          f"{r.cell_accuracy_mean:.3f}" for r in per.itertuples()),
                              precision(df))
-    rho = spearmanr(per["load"], per["cell_accuracy_mean"]).statistic
-    # a constant accuracy within an n (no fall with the load there) counts as rho = 0
-    within = [0.0 if p["cell_accuracy_mean"].nunique() == 1
-              else spearmanr(p["load"], p["cell_accuracy_mean"]).statistic
-              for _, p in per.groupby("n") if len(p) > 1]
+    rho, within = _load_rhos(per["load"].to_numpy(float), per["n"].to_numpy(),
+                             per["cell_accuracy_mean"].to_numpy(float))
     note = (f"Spearman rho(load, mean accuracy) {rho:.2f} over {len(per)} cells; within each n: "
             + ", ".join(f"{w:.2f}" for w in within))
     if _censored(df[df["lr"] == df["cell_lr"]]):
         return not_evaluated("censored", note + "; a seed at its budget", precision(df))
     return Measurement(float(np.nanmax([rho, *within])), precision(df), note)
+
+
+def _rho(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho, 0 for a constant ``y`` (no fall with ``x`` there)."""
+    return 0.0 if np.unique(y).size == 1 else float(spearmanr(x, y).statistic)
+
+
+def _load_rhos(load: np.ndarray, n: np.ndarray, acc: np.ndarray) -> tuple[float, list[float]]:
+    """rho(load, accuracy) over all cells and within each n with two or more cells."""
+    within = [_rho(load[n == m], acc[n == m]) for m in np.unique(n) if (n == m).sum() > 1]
+    return _rho(load, acc), within
+
+
+def _star_load_power(t, rng: np.random.Generator) -> list[Power]:
+    """Each cell's mean over its seeds drawn from the pooled runs of its n (a fall tracking n
+    alone) or of every cell (none); the claim is rejected when a rho is above -0.5."""
+    df = t["star_bottleneck"]
+    per = cells(df, ["d_model", "n"])
+    if per["n"].nunique() < 2 or per["d_model"].nunique() < 2:
+        return []
+    runs = [_runs(df, d_model=r.d_model, n=r.n)["accuracy"].to_numpy(float)
+            for r in per.itertuples()]
+    load, n = per["load"].to_numpy(float), per["n"].to_numpy()
+    by_n = {m: np.concatenate([r for r, k in zip(runs, n, strict=True) if k == m])
+            for m in np.unique(n)}
+    rows = []
+    for alternative, pools, where in ((N_ALONE, [by_n[k] for k in n], "its n"),
+                                      (NO_FALL, [np.concatenate(runs)] * len(runs), "every cell")):
+        means = np.stack([pool[rng.integers(0, pool.size, (STAR_REPLICATES, r.size))].mean(axis=1)
+                          for pool, r in zip(pools, runs, strict=True)], axis=1)
+        rejected = sum(np.nanmax([rho, *within]) > STAR_RHO
+                       for rho, within in (_load_rhos(load, n, m) for m in means))
+        rows.append(Power(alternative, STAR_REPLICATES, int(rejected),
+                          f"each cell's seeds drawn from the pooled runs of {where}"))
+    return rows
 
 
 # ---- Yun et al. 2020a: the hybrid curve -----------------------------------------------------------
@@ -220,6 +299,16 @@ def _recall(t) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return rec, full, per
 
 
+def _no_recall(t) -> Measurement | None:
+    """"paper config" when the config left recall out (no recall cell at all)."""
+    df = t["hybrid"]
+    if (df["task"] == "recall").any():
+        return None
+    return not_evaluated("paper config", "recall not run (trained_models.hybrid."
+                         "recall_alternatives is empty); config/paper.yaml runs it",
+                         precision(df))
+
+
 def _name(alternative: str, kernel: int) -> str:
     return alternative if alternative != "conv" else f"conv{kernel}"
 
@@ -231,6 +320,8 @@ def _alone(rec: pd.DataFrame, per: pd.DataFrame) -> list[tuple[str, np.ndarray]]
 
 
 def _below_attention(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
     rec, full, per = _recall(t)
     alone = _alone(rec, per)
     if full.empty or not alone:
@@ -260,6 +351,8 @@ def _below_attention_power(t, rng: np.random.Generator) -> list[Power]:
 
 
 def _partial_replace(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
     rec, full, per = _recall(t)
     if full.empty:
         return not_evaluated("no items", "no all-attention cell on recall", precision(rec))
@@ -287,9 +380,39 @@ def _partial_replace(t) -> Measurement:
     return Measurement(float(min(shares)), precision(rec), "; ".join(notes))
 
 
-def _monotone_k(t) -> Measurement:
+def _partial_replace_power(t, rng: np.random.Generator) -> list[Power]:
+    """Every cell's seeds redrawn from its runs, k = 1's from k = 0's; the claim is rejected when
+    the smallest share recovered is below ``RECOVERED``."""
     rec, full, per = _recall(t)
-    worst, notes = -math.inf, []
+    if full.empty:
+        return []
+    att = full["accuracy"].to_numpy(float)
+    shares = []
+    for (alt, kernel), _part in per.groupby(["alternative", "kernel"], sort=False):
+        one = _runs(rec, alternative=alt, kernel=kernel, attention_layers=1)["accuracy"]
+        none = _runs(rec, alternative=alt, kernel=kernel, attention_layers=0)["accuracy"]
+        if one.empty or none.empty:
+            continue
+        none = none.to_numpy(float)
+        gap, se = _diff(att, none)
+        if gap - 2 * se <= 0:
+            continue
+        a = att[rng.integers(0, att.size, (REPLICATES, att.size))].mean(axis=1)
+        b = none[rng.integers(0, none.size, (REPLICATES, none.size))].mean(axis=1)
+        c = none[rng.integers(0, none.size, (REPLICATES, len(one)))].mean(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shares.append(np.where(a > b, (c - b) / (a - b), -np.inf))
+    if not shares:
+        return []
+    rejected = np.min(shares, axis=0) < RECOVERED
+    return [Power(ADDS_NOTHING, REPLICATES, int(rejected.sum()),
+                  "all-attention and k = 0 seeds drawn from their runs, k = 1's from k = 0's")]
+
+
+def _k_series(t) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
+    """Per alternative on recall: its cells in the order of k, then all attention."""
+    rec, full, per = _recall(t)
+    out = []
     for (alt, kernel), part in per.groupby(["alternative", "kernel"], sort=False):
         series = [(f"k={r.attention_layers}",
                    _runs(rec, alternative=alt, kernel=kernel, attention_layers=r.attention_layers)
@@ -297,11 +420,24 @@ def _monotone_k(t) -> Measurement:
                   for r in part.sort_values("attention_layers").itertuples()]
         if not full.empty:
             series.append(("all attention", full["accuracy"].to_numpy(float)))
-        if len(series) < 2:
-            continue
+        if len(series) >= 2:
+            out.append((_name(alt, kernel), series))
+    return out
+
+
+def _monotone_k_power(t, rng: np.random.Generator) -> list[Power]:
+    return fall_power([s for _, s in _k_series(t)], rng, FALL_K)
+
+
+def _monotone_k(t) -> Measurement:
+    if (skipped := _no_recall(t)) is not None:
+        return skipped
+    rec = t["hybrid"][t["hybrid"]["task"] == "recall"]
+    worst, notes = -math.inf, []
+    for name, series in _k_series(t):
         drop, note = largest_drop(series)
         worst = max(worst, drop)
-        notes.append(f"{_name(alt, kernel)}: {note}")
+        notes.append(f"{name}: {note}")
     if not notes:
         return not_evaluated("no items", "no alternative at two values of k", precision(rec))
     if _censored(rec[rec["lr"] == rec["cell_lr"]]):
@@ -397,6 +533,7 @@ CLAIMS = [
                "less 2 standard errors", op="<=", threshold=0.0,
         why="a fall within twice its standard error over seeds is not a fall",
         figure="sparsity", tables=("sparsity",), evaluate=_monotone_density,
+        alternatives=(FALL_DENSITY,), power=_monotone_density_power,
     ),
     Claim(
         id="trained_models.star_load",
@@ -408,10 +545,10 @@ CLAIMS = [
                   "failure is the relay's capacity, not expressivity",
         provenance=f"{YB} [S] (STAR fails to copy); the capacity reading is ours [O]",
         metric="the largest of Spearman's rho(load, mean accuracy) over all cells and within "
-               "each n", op="<=", threshold=-0.5,
+               "each n", op="<=", threshold=STAR_RHO,
         why="a clearly decreasing rank order (a convention); within each n it rules out a fall "
             "tracking n alone", figure="star_bottleneck", tables=("star_bottleneck",),
-        evaluate=_star_load,
+        evaluate=_star_load, alternatives=(N_ALONE, NO_FALL), power=_star_load_power,
     ),
     Claim(
         id="trained_models.hybrid_alternatives_below_attention",
@@ -441,7 +578,7 @@ CLAIMS = [
                "attention - mean at k = 0)", op=">=", threshold=RECOVERED,
         why="the paper's 'partially replace' made a number (a convention); an alternative with no "
             "gap beyond 2 standard errors is skipped", figure="hybrid", tables=("hybrid",),
-        evaluate=_partial_replace,
+        evaluate=_partial_replace, alternatives=(ADDS_NOTHING,), power=_partial_replace_power,
     ),
     Claim(
         id="trained_models.hybrid_monotone_k",
@@ -455,6 +592,7 @@ CLAIMS = [
                "standard errors", op="<=", threshold=0.0,
         why="a fall within twice its standard error over seeds is not a fall",
         figure="hybrid", tables=("hybrid",), evaluate=_monotone_k,
+        alternatives=(FALL_K,), power=_monotone_k_power,
     ),
     Claim(
         id="trained_models.count_receptive_field",

@@ -95,10 +95,10 @@ def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads
                     budget=budget, every=every, eval_size=eval_size)
 
 
-def mixers_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
+def hybrid_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
                 budget: int, every: int, window: int, min_gain: float, eval_size: int,
                 depth: int) -> tuple[float, int]:
-    """One token-mixing model of the counting task (attention counted for every layer)."""
+    """One hybrid of Yun et al. 2020a (attention counted for every layer: an upper bound)."""
     del vocab, heads, window, min_gain
     return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
                     budget=budget, every=every, eval_size=eval_size)
