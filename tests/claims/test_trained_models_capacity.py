@@ -68,6 +68,9 @@ def test_softmax_needed_pass_fail_missing():
     assert row["status"] == "fail" and "uniform reaches it in 1" in row["note"]
     row = claim.judge(_table([("sgd", 16, 0.2, 64, "yes")]))
     assert row["status"] == "not evaluated" and row["reason"] == "no items"
+    open_cell = [("sgd", 16, 0.2, 64, "not evaluated"), ("uniform", 16, 0.2, 64, "no")]
+    row = claim.judge(_table(open_cell))
+    assert row["status"] == "not evaluated" and row["reason"] == "censored"
 
 
 def test_follows_ambiguity_pass_fail_censored():

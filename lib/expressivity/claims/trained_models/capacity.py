@@ -22,7 +22,7 @@ import pandas as pd
 
 from expressivity.claims import Claim, Measurement, not_evaluated
 from expressivity.claims.trained_models.common import KS, PROTOCOL, cells, precision
-from expressivity.training_protocol import EXISTS, NONE_EXISTS
+from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
 
 #: Width ratio that separates "q* grows with a" (predicted 4 for a 4-fold a) from "independent of
 #: a" (1): their geometric middle on the grid's powers of two, a factor 2 (a convention).
@@ -100,6 +100,10 @@ def _softmax_needed(t) -> Measurement:
             "does not credit softmax)")
     if both.empty:
         return not_evaluated("no items", note, precision(df))
+    undecided = (both == UNDECIDED).any(axis=1).sum()
+    if credited.empty and undecided:
+        return not_evaluated("censored", note + f"; {undecided} cells with a run at its budget "
+                             "might still credit it", precision(df))
     return Measurement(float(len(credited)), precision(df), note)
 
 
