@@ -127,3 +127,10 @@ def test_recall_left_out_is_paper_config():
         row = BY_ID[cid].judge(tables)
         assert row["status"] == "not evaluated" and row["reason"] == "paper config", cid
     assert BY_ID["count_receptive_field"].judge(tables)["status"] == "pass"
+
+
+def test_one_counting_kernel_is_paper_config():
+    tables = _hybrid([0.3], [0.9], [1.0], [0.5, 0.52, 0.51], [0.9, 0.92, 0.95])
+    tables["hybrid"] = tables["hybrid"][tables["hybrid"]["kernel"] != 3]
+    row = BY_ID["count_receptive_field"].judge(tables)
+    assert row["status"] == "not evaluated" and row["reason"] == "paper config"

@@ -134,7 +134,7 @@ RELATIONS = [
     Careless("copy-budget-below-window", {f"{COPY}.budget": 100}, (f"{COPY}.window", f"{COPY}.budget")),
     Careless("hybrid-every-over-window", {f"{HYB}.every": 100000}, (f"{HYB}.every", f"{HYB}.window")),
     Careless("hybrid-budget-below-window", {f"{HYB}.budget": 30}, (f"{HYB}.window", f"{HYB}.budget")),
-    Careless("sparsity-budget-one-window", {f"{SPA}.budget": 1000}, (f"{SPA}.window", f"{SPA}.budget")),
+    Careless("sparsity-budget-one-window", {f"{SPA}.budget": 100}, (f"{SPA}.window", f"{SPA}.budget")),
     Careless("lr-zero", {f"{COPY}.lr": [0.0, 0.01]}, (f"{COPY}.lr",)),
     Careless("lr-negative", {f"{HYB}.lr": [-0.01]}, (f"{HYB}.lr",)),
     # trained_models: datasets

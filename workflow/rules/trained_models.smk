@@ -194,7 +194,8 @@ TM_HYBRID_CELLS = (
         if k < TM_HYBRID["depth"]
     ]
     # all attention on recall beside the alternatives (none without them: recall left out)
-    + [("recall", "attention", 0, TM_HYBRID["depth"])] * bool(TM_HYBRID["recall_alternatives"])
+    + [("recall", "attention", 0, TM_HYBRID["depth"])]
+    * bool(TM_HYBRID["recall_alternatives"])
     + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
 )
 TABLES[TM]["sparsity"] = gathered(
@@ -264,9 +265,7 @@ rule tm_star:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(
-            TM, "cost.copy_cost", "star_relay", "copy", supplied=["d_model", "n"]
-        ),
+        **planned(TM, "cost.copy_cost", "star_relay", "copy", supplied=["d_model", "n"]),
         gpu=TM_GPU,
     params:
         **job_params(

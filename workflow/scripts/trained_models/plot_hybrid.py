@@ -47,8 +47,12 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
     cnt_ax.set_title("counting: convolutions alone (filled: some seed reaches the target)",
                      fontsize=9)
     cnt_ax.set_ylim(0, 1.05)
+    if recall.empty:
+        rec_ax.text(0.5, 0.5, "recall not run in this config\n(config/paper.yaml runs it)",
+                    ha="center", va="center", transform=rec_ax.transAxes, fontsize=9)
     for ax in (rec_ax, cnt_ax):
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     fig.suptitle(f"Hybrids of depth {cells['depth'].iloc[0]}: attention on top of alternatives, "
                  f"{df['seed_index'].nunique()} seeds", fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)
