@@ -311,3 +311,15 @@ def test_window_cannot_copy_beyond_its_reach():
     assert all(r["accuracy"] < 0.6 and r["outcome"] == "plateau" and r["lr_decayed"]
                for r in rows)
     assert rows[0]["cell_existence"] == "no" and rows[0]["cell_reliability"] == 0
+
+
+def test_the_copying_note_says_what_each_trained_mask_covers(table):
+    """Whether Yun et al.'s theorem covers a pattern depends on the masks trained (a random draw
+    can miss Assumption 1): the note reads it from the cell."""
+    rows = [row for pattern, (holds, reach) in (("star", (True, 2)), ("random", (False, None)))
+            for row in cell_rows(runs_of(PLATEAU5, [0.5] * 5), PROTO, pattern=pattern, depth=4,
+                                 n=16, vocab=8, chance=0.125, assumption1=holds,
+                                 reach_layers=reach, **RUN)]
+    _, row = judged("copy_star_random_fail", {"copy_depth": table("copy_cover", rows)})
+    assert "(Assumption 1 holds, every token reaches every token after 2 layers)" in row["note"]
+    assert "(Assumption 1 fails, some token never reaches every token)" in row["note"]

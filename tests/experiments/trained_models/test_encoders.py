@@ -9,8 +9,10 @@ from expressivity.experiments.trained_models.papers import hybrid_rows
 
 def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
     copy = {**TM_COPY, "budget": 10, "every": 5, "window": 5}
-    assert copy_rows(pattern="dense", depth=1, **copy) == \
-        copy_rows(pattern="dense", depth="1", **copy)
+    rows = copy_rows(pattern="dense", depth=1, **copy)
+    assert rows == copy_rows(pattern="dense", depth="1", **copy)
+    # dense attention: every token hears every token after one layer (Assumption 1, s = 1)
+    assert rows[0]["assumption1"] is True and rows[0]["reach_layers"] == 1
     hybrid = {**TM_HYBRID, "budget": 10, "every": 5, "window": 5}
     rows = hybrid_rows(task="count", alternative="conv", kernel=3, k=0, **hybrid)
     assert rows == hybrid_rows(task="count", alternative="conv", kernel="3", k="0", **hybrid)

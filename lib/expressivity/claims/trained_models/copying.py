@@ -3,6 +3,8 @@ mean over seeds."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -18,6 +20,17 @@ COPY_PATTERNS_FAIL = ("star", "random")
 def _names(patterns: tuple[str, ...]) -> str:
     upper = [p.upper() for p in patterns]
     return ", ".join(upper[:-1]) + " and " + upper[-1] if len(upper) > 1 else upper[0]
+
+
+def coverage(cell) -> str:
+    """What the trained cycle of masks covers (Yun et al.'s Assumption 1 and the layers until
+    every token has heard from every token), in words; empty for tables without it."""
+    if pd.isna(cell.get("assumption1", math.nan)):
+        return ""
+    reach = cell.get("reach_layers", math.nan)
+    return (f"Assumption 1 {'holds' if bool(cell['assumption1']) else 'fails'}, "
+            + (f"every token reaches every token after {int(reach)} layers"
+               if not pd.isna(reach) else "some token never reaches every token"))
 
 
 def _deepest(t, patterns: tuple[str, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -51,7 +64,8 @@ class CopyMean:
         if len(rows) < len(self.patterns):
             return not_evaluated("no items", f"patterns {', '.join(self.patterns)} not all run at "
                                  "the deepest depth", precision(t["copy_depth"]))
-        note = "; ".join(f"{r['pattern'].upper()} {describe(r)}" for _, r in rows.iterrows())
+        note = "; ".join(f"{r['pattern'].upper()} {describe(r)}"
+                         + (f" ({coverage(r)})" if coverage(r) else "") for _, r in rows.iterrows())
         note = f"depth {int(rows['depth'].iloc[0])}: {note}"
         if (runs["outcome"] == "budget").any():
             return not_evaluated("censored", note + "; a seed at its budget may still move the "
@@ -126,10 +140,11 @@ CLAIMS = [
         paper=YB, where="Sec. 5, copying task",
         statement="STAR and RANDOM sparse encoders are not learned in the budget: the mean "
                   "held-out token accuracy over seeds of each stays below 0.99 after the "
-                  "learning-rate decay. Both patterns satisfy Assumption 1 at these sizes "
-                  "(universal_approximation's patterns table), so Yun et al.'s theorem covers "
-                  "them: this is trainability within the budget, not expressivity, and for STAR "
-                  "it depends on the scale (some seeds copy at n = 16)",
+                  "learning-rate decay. Where the cycle of masks trained satisfies Assumption 1 "
+                  "(recorded per cell, and in the note), Yun et al.'s theorem covers it and the "
+                  "failure is trainability within the budget, not expressivity; a random mask "
+                  "drawn without a Hamiltonian path is outside the theorem. For STAR the outcome "
+                  "depends on the scale (some seeds copy at n = 16)",
         provenance=f"{YB} [S] (same quote); our small task [O]",
         metric="the larger of the two cells' mean final held-out accuracies over seeds",
         threshold=LEARNED_ACCURACY,

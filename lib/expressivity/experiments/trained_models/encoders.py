@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from expressivity.arguments import integer
+from expressivity.assumption1 import assumption1
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -54,7 +55,9 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
               d_model: int, heads: int, lr: float | list[float], batch: int, budget: int,
               every: int, window: int, eval_size: int,
               log: logging.Logger | None = None) -> list[dict]:
-    """One (pattern, depth) cell of the copying task: one row per run."""
+    """One (pattern, depth) cell of the copying task: one row per run, with whether the cycle of
+    masks trained satisfies Yun et al.'s Assumption 1 (``assumption1``) and after how many layers
+    every token has heard from every token (``reach_layers``, empty if never)."""
     depth = wildcard("depth", depth, 1)
     dev = configure_torch(threads, device)
     cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
@@ -65,7 +68,9 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
                         task="copy", n=n, vocab=vocab, mixers=["attention"] * depth,
                         masks=masks, d_model=d_model, heads=heads, batch=batch,
                         eval_size=eval_size, device=dev)
+    covered = assumption1(cycle)
     cell = {"pattern": pattern, "depth": depth, "n": n, "vocab": vocab,
             "cycle_length": len(cycle), "connections_max": max(int(m.sum()) for m in cycle),
+            "assumption1": covered["satisfied"], "reach_layers": covered["s"],
             "chance": majority_accuracy("copy", n, vocab), **run_info(dev)}
     return cell_rows(runs, proto, **cell)
