@@ -163,16 +163,29 @@ class Monitor:
             return False
         return self.history[-1] - self.history[i - 1] < p.min_gain
 
+    def longest_stall(self) -> int:
+        """The longest span of steps between two evaluations over which the best accuracy rose
+        by less than ``min_gain`` (0 with one evaluation): a run that reaches the target after
+        such a stall would have been decayed by any window up to it, so the windows are chosen
+        above the longest stall of the runs that reached the target (README)."""
+        longest, i = 0, 0
+        for j, best in enumerate(self.history):
+            while i < j and best - self.history[i] >= self.protocol.min_gain:
+                i += 1
+            longest = max(longest, self.steps[j] - self.steps[i])
+        return longest
+
     def result(self) -> dict:
         """The run's outcome, the step it stopped at, ``steps_to_target`` (None unless reached),
-        whether and where its learning rate decayed, and the loss and accuracy of its last
-        evaluation."""
+        whether and where its learning rate decayed, its longest stall, and the loss and accuracy
+        of its last evaluation."""
         if self.outcome is None:
             raise RuntimeError("the run has not stopped yet")
         return {"outcome": self.outcome, "stopped_at": self.stopped_at,
                 "steps_to_target": self.steps_to_target,
                 "lr_decayed": self.decayed_at is not None, "decayed_at": self.decayed_at,
-                "loss": self.loss, "accuracy": self.accuracy}
+                "longest_stall": self.longest_stall(), "loss": self.loss,
+                "accuracy": self.accuracy}
 
 
 def _accuracy(name: str, value) -> float:
@@ -283,7 +296,9 @@ def cell_summary(runs: Sequence[Mapping]) -> dict:
     that reached the target, their fraction and its 95 % Wilson interval), the mean, standard
     deviation (ddof 1; 0 for one seed), minimum and maximum of the final accuracy over seeds, the
     mean, minimum and maximum steps to the target (NaN when no seed reached it), and the number of
-    runs whose learning rate decayed; the longest run of the cell (steps, every learning rate)."""
+    runs whose learning rate decayed; the longest run of the cell (steps, every learning rate) and
+    the longest stall of a run that reached the target (``Monitor.longest_stall``; None without
+    one), on which the windows are chosen."""
     if not runs:
         raise ValueError("a cell needs at least one run")
     by_lr: dict[float, list[str]] = {}
@@ -309,6 +324,9 @@ def cell_summary(runs: Sequence[Mapping]) -> dict:
         "cell_steps_to_target_max": float(steps.max()) if steps.size else math.nan,
         "cell_decayed": int(sum(bool(r.get("lr_decayed", False)) for r in chosen)),
         "cell_longest_run": max(int(r["stopped_at"]) for r in runs),
+        "cell_longest_stall_reached": max((int(r["longest_stall"]) for r in runs
+                                           if r["outcome"] == "reached"
+                                           and r.get("longest_stall") is not None), default=None),
     }
 
 

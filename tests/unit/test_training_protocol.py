@@ -2,6 +2,7 @@
 plateau), what a cell of seeds (and learning rates) shows under each quantifier."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -44,6 +45,20 @@ def test_stops_at_the_target():
                                     for s in range(0, 1001, 10)])
     assert res["outcome"] == "reached" and res["steps_to_target"] == 500 == res["stopped_at"]
     assert not res["lr_decayed"] and set(factors) == {1.0}
+
+
+def test_the_longest_stall_is_the_longest_span_without_a_gain_of_min_gain():
+    """Gains of 0.02 at steps 100 and 450, the accuracy wobbling below min_gain in between, then
+    the target at 490: stalls over [0, 90], [100, 440] and [450, 480]; the longest is 340 steps
+    (a window of 340 would have decayed the run at step 440)."""
+    acc = {s: 0.5 + 0.02 * (s >= 100) + 0.02 * (s >= 450) + 0.005 * (s % 20 == 0)
+           for s in range(0, 481, 10)}
+    res, _ = run(Monitor(replace(P, window=400)),
+                 [(s, 1.0, a) for s, a in acc.items()] + [(490, 1.0, 1.0)])
+    assert res["outcome"] == "reached" and res["longest_stall"] == 340
+    single = Monitor(P)
+    single.observe(0, 1.0, 1.0)
+    assert single.result()["longest_stall"] == 0
 
 
 def test_a_stalled_run_decays_its_learning_rate_once_before_it_is_a_plateau():
