@@ -2,8 +2,12 @@
 
 Runs the workflow in a temporary copy of the project: each stage from clean (its aggregate rule),
 then the rest (the claims table), then the whole workflow again, which must run nothing. Peak
-memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Writes a CSV and a
-figure and prints the table. Reported, never asserted: the numbers depend on the machine.
+memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Beside each stage,
+the plan's prediction of its compute jobs (``workflow/plan.py``: seconds on one core) against
+their measured CPU time: the sums and the median of measured / predicted over the jobs. Writes a
+CSV and a figure and prints the table; with the default config and every stage, also the record
+the README quotes (``benchmarks/records.csv``). Reported, never asserted: the numbers depend on
+the machine.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "workflow"))
+from plan import agreement, busy_seconds, dry_run, measured  # noqa: E402
+
+import records  # noqa: E402  (benchmarks/, beside this file)
 from expressivity.claims import STAGES  # noqa: E402
 from expressivity.io import write_table  # noqa: E402
 from expressivity.plotting import figure, save  # noqa: E402
@@ -58,6 +66,17 @@ def main() -> None:
                 for stage in stages]
         rows.append({"step": "claims table", "wall_s": run(), "peak_rss_mb": float("nan")})
         rows.append({"step": "no-op rerun", "wall_s": run(), "peak_rss_mb": float("nan")})
+        jobs = measured(dry_run(args.config, cwd=work), cwd=work)
+        for row in rows:
+            part = [r for r in jobs if r["stage"] == row["step"]]
+            if part:
+                row.update(predicted_s=sum(r["predicted_s"] for r in part),
+                           measured_cpu_s=sum(busy_seconds(r) for r in part),
+                           median_measured_over_predicted=agreement(part, busy_seconds)[0])
+        if jobs:
+            median, total = agreement(jobs, busy_seconds)
+            print(f"plan: measured / predicted over {len(jobs)} compute jobs: median "
+                  f"{median:.2f}, total {total:.2f} (CPU time per job against the cost models)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = pd.DataFrame(rows).assign(config=args.config, cores=args.cores,
@@ -65,6 +84,13 @@ def main() -> None:
     print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     if args.csv:
         write_table(table, args.csv)
+    if args.config == records.DEFAULT_CONFIG and not args.stages:
+        figures = {f"bench.{row.step}.wall_s": (round(row.wall_s, 1), "s")
+                   for row in table.itertuples() if row.step in STAGES}
+        figures |= {"bench.claims_s": (round(rows[-2]["wall_s"], 1), "s"),
+                    "bench.noop_s": (round(rows[-1]["wall_s"], 1), "s"),
+                    "bench.peak_mb": (round(float(table["peak_rss_mb"].max()), 0), "MB")}
+        records.update(figures, f"make bench (--cores {args.cores})")
     if args.figure:
         with figure(1, 2, figsize=(10, 4)) as (fig, (left, right)):
             left.barh(table["step"], table["wall_s"])

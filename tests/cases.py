@@ -130,8 +130,10 @@ MEM_CURVE = job_params(MEM, "curve.curve_rows", "curve")
 MEM_HARDMAX = job_params(MEM, "contrast.hardmax_contrast", "hardmax")
 
 # ---- sparse_approximation ----
-from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS  # noqa: E402
-from expressivity.experiments.sparse_approximation.searches import sweep_points  # noqa: E402
+from expressivity.experiments.sparse_approximation.searches import (  # noqa: E402
+    OPTIMISE_KEYS,
+    sweep_points,
+)
 
 SA = section("sparse_approximation")
 _SA = "sparse_approximation"

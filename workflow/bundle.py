@@ -3,10 +3,11 @@
 The archive ``dist/expressivity-<commit>.tar.gz`` holds ``figures/``, every CSV under ``results/``
 (benchmark records excluded), ``results/claims.csv``, ``results/report.html`` and ``MANIFEST.json``:
 the sha256 and size of every file, the config the run used, the name and version of every package
-installed in the environment that built it, the sha256 of ``requirements.lock`` and the packages
-whose installed version differs from it, the git commit (and whether the tree had uncommitted
-changes) and the claims summary.
-The archive is deterministic: sorted members, fixed times and owners, gzip without a timestamp.
+installed in the environment that built it, the sha256 of ``requirements.lock`` and of
+``requirements-torch.lock`` (torch's CPU build) and the packages whose installed version differs
+from them, the git commit (and whether the tree had uncommitted changes) and the claims summary
+(the run's line and each paper's, from ``results/run/summary.json``). The archive is
+deterministic: sorted members, fixed times and owners, gzip without a timestamp.
 ``verify`` checks an archive against its manifest. ``compare A B`` lists the tables (CSVs but the
 records of measured times) that differ between two runs, each given as an archive or as a checkout
 that holds a run: the check that a refactor left every output byte-identical, or what a changed
@@ -27,6 +28,8 @@ import sys
 import tarfile
 from importlib import metadata
 from pathlib import Path
+
+from last_line import read_record
 
 
 def _benchmark_record(name: str) -> bool:
@@ -88,9 +91,9 @@ def _satisfies(installed: str | None, locked: str) -> bool:
     return installed == locked or ("+" not in locked and installed.split("+", 1)[0] == locked)
 
 
-def lock_record(root: Path, installed: dict[str, str]) -> dict:
+def lock_record(root: Path, installed: dict[str, str], name: str = "requirements.lock") -> dict:
     """The lock file's sha256, and every locked package whose installed version differs from it."""
-    lock = root / "requirements.lock"
+    lock = root / name
     if not lock.is_file():
         return {"file": lock.name, "sha256": None, "differs": {}}
     differs = {name: {"locked": version, "installed": installed.get(name, "not installed")}
@@ -111,7 +114,10 @@ def manifest(root: Path, files: list[Path], config: Path) -> dict:
         "python": sys.version.split()[0],
         "packages": packages,
         "lock": lock_record(root, packages),
+        "torch_lock": lock_record(root, packages, "requirements-torch.lock"),
         "claims": {"total": len(statuses), "passed": statuses.count("pass")},
+        "summary": read_record(root).get("summary"),
+        "papers": read_record(root).get("papers", {}),
         "files": {str(f): {"sha256": sha256(root / f), "bytes": (root / f).stat().st_size}
                   for f in files},
     }
@@ -125,11 +131,12 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def build(root: Path, config: Path, out_dir: Path) -> Path:
+def build(root: Path, config: Path, out_dir: Path, name: str | None = None) -> Path:
+    """The archive ``<out_dir>/expressivity-<name>.tar.gz`` (``name`` by default the commit)."""
     files = collect(root)
     info = manifest(root, files, config)
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"expressivity-{info['commit'][:12]}.tar.gz"
+    target = out_dir / f"expressivity-{name or info['commit'][:12]}.tar.gz"
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         _add(tar, "MANIFEST.json", json.dumps(info, indent=2, sort_keys=True).encode() + b"\n")
@@ -193,6 +200,7 @@ def main() -> int:
     make = sub.add_parser("build", help="bundle the outputs of the last run")
     make.add_argument("--config", default="config/config.yaml", type=Path)
     make.add_argument("--out", default="dist", type=Path)
+    make.add_argument("--name", help="the archive's name after expressivity- (default: the commit)")
     check = sub.add_parser("verify", help="check an archive against its manifest")
     check.add_argument("archive", type=Path)
     diff = sub.add_parser("compare", help="the tables that differ between two runs "
@@ -202,7 +210,7 @@ def main() -> int:
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]
     if args.command == "build":
-        print(build(root, args.config, root / args.out))
+        print(build(root, args.config, root / args.out, args.name))
         return 0
     if args.command == "compare":
         outcome = compare(args.first, args.second)

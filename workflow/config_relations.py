@@ -415,14 +415,15 @@ def _overlaps(key: str, bad: str) -> bool:
     return key == bad or key.startswith(bad + ".") or bad.startswith(key + ".")
 
 
-def check_relations(config: dict, relations: Iterable[Relation], bad: set[str]) -> list[str]:
-    """Messages of every relation that fails on ``config``, skipping those that read a key in
-    ``bad`` (dotted paths that already have a problem of their own)."""
+def check_relations(config: dict, relations: Iterable[Relation],
+                    bad: set[str]) -> list[tuple[tuple[str, ...], str]]:
+    """``(keys, message)`` of every relation that fails on ``config``, skipping those that read a
+    key in ``bad`` (dotted paths that already have a problem of their own)."""
     problems = []
     for relation in relations:
         if any(_overlaps(key, b) for key in relation.keys for b in bad):
             continue
         message = relation.problem(config)
         if message is not None:
-            problems.append(message)
+            problems.append((relation.keys, message))
     return problems

@@ -4,7 +4,8 @@ The schema is JSON Schema written in YAML. Each stage's section lives in its own
 ``workflow/schemas/<stage>.schema.yaml``, referenced from the top-level schema with
 ``$ref: <file>``; ``load_schema`` inlines those references. Missing keys inside a section take the
 schema's ``default``. Refused, all in one ``ConfigError`` whose message names each offending key
-(dotted path), its value and what is allowed:
+(dotted path), the file and line where it is written (a value given on Snakemake's command line,
+``--config``, is in no file), its value and what is allowed:
 
 - in a config file: a missing file, a directory, malformed YAML or an unreadable file (with line
   and column), an empty file, a top level that is not a mapping, a key given twice in one mapping
@@ -30,6 +31,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
@@ -246,35 +248,129 @@ def _yaml_error(err: yaml.YAMLError, name: str, text: str) -> str:
     return f"config file {name}, line {line}, column {column}: malformed YAML: {what}"
 
 
-def read_config_file(path: str | Path) -> tuple[dict | None, list[str]]:
-    """The content of the config file at ``path`` and the problems found reading it (each naming
-    the file, and the line where there is one). The content is ``None`` when the file cannot be
-    read: missing, a directory, not UTF-8, malformed YAML, empty, or not a mapping at the top."""
+def _key_lines(node: yaml.Node, path: tuple, lines: dict[tuple, int]) -> dict[tuple, int]:
+    """``lines`` filled with the line of every key (and list item) below the YAML ``node``, by
+    its path of keys and indices; a key given twice keeps its last line, the value YAML keeps."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                sub = (*path, yaml.SafeLoader(key.value).get_single_data()
+                       if key.tag != "tag:yaml.org,2002:str" else key.value)
+                lines[sub] = key.start_mark.line + 1
+                _key_lines(value, sub, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines[(*path, i)] = item.start_mark.line + 1
+            _key_lines(item, (*path, i), lines)
+    return lines
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One config file as read: its name in messages, its content (``None`` when it could not be
+    read), the problems found reading it, and the line of every key and list item in it."""
+
+    name: str
+    data: dict | None
+    problems: list[str]
+    lines: dict[tuple, int]
+
+
+def load_config_file(path: str | Path) -> ConfigFile:
+    """Read the config file at ``path``: see ``read_config_file``; also the line of every key."""
     name = _shown(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None, [f"config file {name} does not exist"]
+        return ConfigFile(name, None, [f"config file {name} does not exist"], {})
     except IsADirectoryError:
-        return None, [f"config file {name} is a directory, not a file"]
+        return ConfigFile(name, None, [f"config file {name} is a directory, not a file"], {})
     except UnicodeDecodeError as err:
-        return None, [f"config file {name} is not UTF-8 text (byte {err.start})"]
+        return ConfigFile(name, None, [f"config file {name} is not UTF-8 text (byte {err.start})"], {})
     except OSError as err:
-        return None, [f"config file {name} cannot be read: {err.strerror}"]
+        return ConfigFile(name, None, [f"config file {name} cannot be read: {err.strerror}"], {})
     try:
         loader = yaml.SafeLoader(text)  # refuses characters YAML does not allow
         node = loader.get_single_node()
         if node is None:
-            return None, [f"config file {name} is empty"]
+            return ConfigFile(name, None, [f"config file {name} is empty"], {})
         # before construction, which merges the keys of `<<: *anchor` into the node
         found = _duplicate_keys(node, name) + _leading_zeros(node, name)
+        lines = _key_lines(node, (), {})
         data = loader.construct_document(node)
     except yaml.YAMLError as err:
-        return None, [_yaml_error(err, name, text)]
+        return ConfigFile(name, None, [_yaml_error(err, name, text)], {})
     if not isinstance(data, dict):
-        return None, [f"config file {name}: the top level must be a mapping of sections "
-                      f"(seed, hardmax_vs_softmax, ...), got {show(data)}"]
-    return data, found
+        return ConfigFile(name, None, [f"config file {name}: the top level must be a mapping of "
+                                       f"sections (seed, hardmax_vs_softmax, ...), got {show(data)}"], {})
+    return ConfigFile(name, data, found, lines)
+
+
+def read_config_file(path: str | Path) -> tuple[dict | None, list[str]]:
+    """The content of the config file at ``path`` and the problems found reading it (each naming
+    the file, and the line where there is one). The content is ``None`` when the file cannot be
+    read: missing, a directory, not UTF-8, malformed YAML, empty, or not a mapping at the top."""
+    read = load_config_file(path)
+    return read.data, read.problems
+
+
+_MISSING = object()
+
+
+def _at(node, path: tuple):
+    """The value at ``path`` (keys and list indices) below ``node``, or ``_MISSING``."""
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return node
+
+
+def _same(a, b) -> bool:
+    """Equal values, NaN equal to NaN (a NaN from the file is the NaN the config holds)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def _where(config, files: list[ConfigFile], path: tuple) -> tuple[str, int | None] | None:
+    """``(file, line)`` where the key at ``path`` of ``config`` was written: the last file that
+    holds it, when it holds the value ``config`` has (a value given on Snakemake's command line,
+    ``--config``, is in no file). A key no file holds (a missing one) is placed at its nearest
+    section that a file holds, or in the file itself (line ``None``) when there is one file."""
+    for file in reversed(files):
+        if path in file.lines:
+            value = _at(config, path)
+            if isinstance(value, dict | list) or _same(value, _at(file.data, path)):
+                return file.name, file.lines[path]
+            return None
+    if path:
+        return _where(config, files, path[:-1])
+    return (files[0].name, None) if len(files) == 1 else None
+
+
+def _located(config, files: list[ConfigFile], keys: Iterable[str], message: str) -> str:
+    """``message`` prefixed with the file and line(s) of the dotted ``keys``, where known."""
+    found = {}
+    for key in keys:
+        path = tuple(int(p) if p.isdigit() else p for p in key.split(".")) if key != _key(()) else ()
+        where = _where(config, files, path)
+        if where is not None:
+            found.setdefault(where[0], [])
+            if where[1] is not None and where[1] not in found[where[0]]:
+                found[where[0]].append(where[1])
+    if not found:
+        return message
+    places = []
+    for name, lines in found.items():
+        lines = sorted(lines)
+        if not lines:
+            places.append(f"config file {name}")
+        else:
+            which = "line" if len(lines) == 1 else "lines"
+            places.append(f"config file {name}, {which} {', '.join(map(str, lines))}")
+    return f"{'; '.join(places)}: {message}"
 
 
 @functools.cache
@@ -284,9 +380,10 @@ def _checker(schema_path: Path, stamp: tuple):
     return schema, jsonschema.Draft202012Validator(schema), relations
 
 
-def _check(config, schema_path: str | Path, problems: list[str]) -> dict:
-    """``config`` with defaults applied, or ``ConfigError`` with ``problems`` (those found in the
-    files) and every problem of a key or between keys."""
+def _check(config, schema_path: str | Path, files: list[ConfigFile]) -> dict:
+    """``config`` with defaults applied, or ``ConfigError`` with the problems found reading
+    ``files`` (the config files ``config`` was read from) and every problem of a key or between
+    keys, each with the file and line where the key was written."""
     schema_path = Path(schema_path).resolve()
     stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(schema_path.parent.glob("*.yaml")))
     schema, validator, relations = _checker(schema_path, stamp)
@@ -299,9 +396,11 @@ def _check(config, schema_path: str | Path, problems: list[str]) -> dict:
         if said.isdisjoint(keys):  # else a non-finite number or an integral float, said already
             keyed.add((keys[0], _message(err)))
             bad.update(keys)
-    problems = [*problems, *(message for _, message in sorted(keyed))]
+    problems = [p for file in files for p in file.problems]
+    problems += [_located(config, files, [key], message) for key, message in sorted(keyed)]
     if isinstance(full, dict):
-        problems += check_relations(full, relations, bad)
+        problems += [_located(config, files, keys, message)
+                     for keys, message in check_relations(full, relations, bad)]
     if problems:
         raise ConfigError(problems)
     return full
@@ -312,8 +411,9 @@ def check_config(config, schema_path: str | Path = SCHEMA,
     """Return ``config`` with defaults applied, or raise ``ConfigError`` naming every problem.
 
     ``config_files`` are the files ``config`` was read from (Snakemake's ``workflow.configfiles``):
-    they are read again to find what the loaded ``config`` can no longer show, keys given twice."""
-    return _check(config, schema_path, [p for f in config_files for p in read_config_file(f)[1]])
+    they are read again for what the loaded ``config`` can no longer show, keys given twice and
+    the line of each key."""
+    return _check(config, schema_path, [load_config_file(f) for f in config_files])
 
 
 def _merge(base: dict, new: dict) -> None:
@@ -329,17 +429,12 @@ def check_config_files(paths: Iterable[str | Path], schema_path: str | Path = SC
     """Read and merge the config files ``paths`` (later ones override earlier ones, as with
     Snakemake's ``--configfile``) and check the result; raise ``ConfigError`` naming every problem.
     When a file cannot be read at all, only the file problems are reported."""
-    config, problems, readable = {}, [], True
-    for path in paths:
-        data, found = read_config_file(path)
-        problems += found
-        if data is None:
-            readable = False
-        else:
-            _merge(config, data)
-    if not readable:
-        raise ConfigError(problems)
-    return _check(config, schema_path, problems)
+    config, files = {}, [load_config_file(path) for path in paths]
+    if any(file.data is None for file in files):
+        raise ConfigError([p for file in files for p in file.problems])
+    for file in files:
+        _merge(config, file.data)
+    return _check(config, schema_path, files)
 
 
 def main(argv: list[str]) -> int:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,9 +55,9 @@ class SearchResult:
     """Outcome of a search over a grid of d (all arrays over the grid unless said otherwise).
 
     ``slack[g]``: min over rows of the slack at ``grid[g]`` (the construction with the first
-    ``grid[g]`` columns of G works iff >= 0). ``row_first, row_last_fail: (n,)`` grid indices of a
-    row's first success and last failure (-1: none) among the grid points checked for its block
-    (all of them unless the search pruned). ``max_error[g]``: max logit error, if tracked.
+    ``grid[g]`` columns of G works iff >= 0). ``rows: (m,)`` the tracked rows, checked at every
+    grid point (None: every row, in order); ``row_first, row_last_fail: (m,)`` their grid indices
+    of first success and last failure (-1: none). ``max_error[g]``: max logit error, if tracked.
 
     Definitions: ``d_min`` is the smallest grid d at which the construction works, every row
     meeting both tolerances at once (the issue's "smallest working d"; what an upward scan finds).
@@ -77,6 +78,7 @@ class SearchResult:
     meta: dict = field(default_factory=dict)
     #: ``(QT, KT)`` of the search (set by ``d_min_search.search_d_min``), for measurements at d_min.
     factors: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    rows: np.ndarray | None = None
 
     @property
     def last_fail(self) -> int:
@@ -108,7 +110,8 @@ class SearchResult:
 
     @property
     def row_d_min(self) -> np.ndarray:
-        """Per row: the grid d after its last checked failure (NaN when it fails at d_max)."""
+        """Per tracked row: the grid d after its last failure, the row's own d_stable (NaN when it
+        fails at d_max)."""
         g = self.row_last_fail + 1
         out = np.full(g.shape, np.nan)
         ok = g < len(self.grid)
@@ -117,17 +120,25 @@ class SearchResult:
 
 
 def slack_rounding_bound(QT: np.ndarray, KT: np.ndarray, d: int) -> float:
-    """Bound on the float64 error of a slack at dimension <= d: a slack combines 4 logits, each
-    a length-d dot product divided by d, with error <= gamma_d ||q_i|| ||k_j|| / d."""
-    gamma = d * U64 / (1 - d * U64)
+    """Bound on the float64 error of a slack at dimension <= d (``rounding_bound``) for the
+    factors ``QT, KT: (d_max, n)``."""
     qn = math.sqrt(float(np.einsum("cj,cj->j", QT[:d], QT[:d]).max()))
     kn = math.sqrt(float(np.einsum("cj,cj->j", KT[:d], KT[:d]).max()))
-    return 4 * gamma * qn * kn / d + 1e-13
+    return rounding_bound(qn, kn, d)
 
 
-def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int) -> np.ndarray:
+def rounding_bound(q_norm: float, k_norm: float, d: int) -> float:
+    """Bound on the float64 error of a slack at dimension <= d: a slack combines 4 logits, each
+    a length-d dot product divided by d, with error <= gamma_d ||q_i|| ||k_j|| / d (``q_norm,
+    k_norm``: the largest norms of a factor's first d entries)."""
+    gamma = d * U64 / (1 - d * U64)
+    return 4 * gamma * q_norm * k_norm / d + 1e-13
+
+
+def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int, finite: bool = True) -> np.ndarray:
     """The grid as an array, refused unless it is a non-empty increasing list of d >= 1 no larger
-    than the factors' width, and ``QT, KT`` are ``(d_max, n)`` with finite entries."""
+    than the factors' width, and ``QT, KT`` are ``(d_max, n)`` with finite entries (unless
+    ``finite`` is False: the caller checks them where they are)."""
     grid = np.asarray(grid)
     if QT.ndim != 2 or QT.shape != KT.shape or QT.shape[1] != n:
         raise ValueError(f"factors QT, KT must both be (d_max, n = {n}), got {QT.shape} and "
@@ -137,63 +148,145 @@ def check_grid(grid, QT: np.ndarray, KT: np.ndarray, n: int) -> np.ndarray:
         raise ValueError(f"grid must be a non-empty increasing list of integers d in [1, "
                          f"{QT.shape[0]}] (the factors' width), got {grid!r}")
     d_max = int(grid[-1])
-    if not (np.isfinite(QT[:d_max]).all() and np.isfinite(KT[:d_max]).all()):
+    if finite and not (np.isfinite(QT[:d_max]).all() and np.isfinite(KT[:d_max]).all()):
         raise ValueError("factors QT, KT must be finite")
     return grid
 
 
+def row_blocks(n: int, block: int, tracked: np.ndarray | None) -> list[tuple[np.ndarray, bool]]:
+    """The blocks of rows of a search, in order, each ``(rows, tracked)``: the ``tracked`` rows
+    first (every row when None), then the others, ``block`` rows at a time."""
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block (rows per block of logits) must be a positive integer, got "
+                         f"{block!r}")
+    if tracked is None:
+        tracked = np.arange(n)
+    tracked = np.asarray(tracked)
+    if (tracked.ndim != 1 or tracked.size == 0 or not np.issubdtype(tracked.dtype, np.integer)
+            or (np.diff(tracked) <= 0).any() or tracked[0] < 0 or tracked[-1] >= n):
+        raise ValueError(f"tracked must be increasing row indices in [0, {n - 1}], got {tracked!r}")
+    rest = np.setdiff1d(np.arange(n), tracked, assume_unique=True)
+    return ([(tracked[i:i + block], True) for i in range(0, tracked.size, block)]
+            + [(rest[i:i + block], False) for i in range(0, rest.size, block)])
+
+
+class GridOutcome:
+    """What the blocks of a search have shown so far, and which grid points the next block checks.
+
+    A tracked block is checked at every grid point. Any other block is checked only at the
+    candidates, the grid points where every row so far passed: a point some row failed can be
+    neither d_min nor after the last failure (pruning), so its check is skipped and its columns
+    fold into the next product (fewer, larger products). d_min and d_stable are those of checking
+    every row everywhere; ``slack[g]`` at a pruned point is the smallest slack among the blocks that
+    checked it (negative, and no further from 0 than the true one, so ``decision_margin`` stays a
+    lower bound)."""
+
+    def __init__(self, grid: np.ndarray, tracked: int):
+        self.grid = grid
+        self.slack = np.full(len(grid), np.inf)
+        self.candidate = np.ones(len(grid), dtype=bool)
+        self.row_first = np.full(tracked, -1)
+        self.row_last_fail = np.full(tracked, -1)
+        self.tracked_done = 0
+        self.checks_done = 0
+
+    def checks(self, tracked: bool) -> np.ndarray:
+        """Grid indices the next block is checked at."""
+        return np.arange(len(self.grid)) if tracked else np.flatnonzero(self.candidate)
+
+    def add(self, checks: np.ndarray, slack_min: np.ndarray, ok: np.ndarray | None) -> None:
+        """A block's outcome: ``slack_min: (C,)`` its smallest slack at each checked grid index;
+        for a tracked block ``ok: (C, b)`` whether each row passes there (C: every grid point)."""
+        self.checks_done += len(checks)
+        self.slack[checks] = np.minimum(self.slack[checks], slack_min)
+        self.candidate[checks] &= slack_min >= 0
+        if ok is not None:
+            g = np.arange(ok.shape[0])[:, None]
+            rows = slice(self.tracked_done, self.tracked_done + ok.shape[1])
+            self.row_first[rows] = np.where(ok.any(axis=0), np.argmax(ok, axis=0), -1)
+            self.row_last_fail[rows] = np.where(~ok, g, -1).max(axis=0)
+            self.tracked_done += ok.shape[1]
+
+    def result(self, rounding_tol: float, rows: np.ndarray | None,
+               max_error: np.ndarray | None = None) -> SearchResult:
+        """The search's result; ``meta["checks"]``: grid points checked over all blocks."""
+        return SearchResult(self.grid, self.slack, self.row_first, self.row_last_fail,
+                            rounding_tol, max_error, meta={"checks": self.checks_done}, rows=rows)
+
+
 def one_pass_search(target: SparseTarget, QT: np.ndarray, KT: np.ndarray, grid: np.ndarray,
                     eps_ratio: float, eps_zero: float, block: int = 256,
-                    B: np.ndarray | None = None, prune: bool = True,
+                    B: np.ndarray | None = None, tracked: np.ndarray | None = None,
+                    threads: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """Check every grid d in ONE pass: for each block of rows, accumulate the logits
     ``P += Q[rows, d_prev:d] K[:, d_prev:d]^T`` column panel by column panel and check the rows at
     each grid point. Time O(n^2 d_max) (each product is computed once, added in place by BLAS dgemm
     with beta = 1), memory O(block n); float64.
 
-    ``prune``: a grid d at which some earlier block already failed can be neither d_min nor after
-    the last failure, so later blocks skip its check and fold its columns into the next product
-    (fewer, larger products). d_min and d_stable are unchanged; ``slack[g]`` at such a d is the
-    smallest slack among the blocks that checked it (negative, and no further from 0 than the true
-    one, so ``decision_margin`` stays a lower bound); ``row_first`` and ``row_last_fail`` count the
-    grid points checked for the row's block. ``B`` (n, k) also tracks the max logit error at every
-    grid point (and turns pruning off). ``progress(rows_done, n)`` is called after each block.
+    ``tracked``: increasing row indices checked at every grid point, first (their first success
+    and last failure are ``row_first, row_last_fail``); every other row is checked only where no
+    row before it failed (``GridOutcome``: pruning). None tracks every row (no pruning), as does
+    ``B`` (n, k), which also tracks the max logit error at every grid point. ``threads``: the checks
+    run on this many threads, rows split between them (the products use BLAS's own threads; with
+    several, single-threaded checks would cap the speed-up). ``progress(rows_done, n)`` is called
+    after each block.
     """
     check_tolerances(eps_ratio, eps_zero)
     integer("block (rows per block of logits)", block, 1)
+    threads = integer("threads", threads, 1)
     grid = check_grid(grid, QT, KT, target.n)
-    n, G = target.n, len(grid)
+    n, d_max = target.n, int(grid[-1])
+    if B is not None:
+        tracked = None
+    blocks = row_blocks(n, block, tracked)
     log_a, log_z = np.log(target.vals), math.log(eps_zero)
-    slack = np.full(G, np.inf)
-    err = np.zeros(G) if B is not None else None
-    row_first = np.full(n, -1)
-    row_last_fail = np.full(n, -1)
-    prune = prune and B is None
-    candidate = np.ones(G, dtype=bool)  # every row checked so far passes at grid[g]
-    for r0 in range(0, n, block):
-        r1 = min(n, r0 + block)
-        # P: (b, n) C-contiguous, the transpose of the Fortran-ordered PT that BLAS updates in place
-        PT = np.zeros((n, r1 - r0), order="F")
-        P = PT.T
-        first = row_first[r0:r1]
-        last = row_last_fail[r0:r1]
-        d_prev = 0
-        for g, d in enumerate(grid):
-            if prune and not candidate[g]:
-                continue
-            # P^T += K[:, d_prev:d] Q[rows, d_prev:d]^T: one dgemm with beta = 1, no temporary
-            dgemm(1.0, KT[d_prev:d].T, QT[d_prev:d, r0:r1], beta=1.0, c=PT, overwrite_c=True)
-            d_prev = d
-            chk = check_block(P, target.cols[r0:r1], log_a[r0:r1], float(d), eps_ratio, log_z,
-                               None if B is None else B[r0:r1])
-            ok = chk.slack >= 0
-            first[(first < 0) & ok] = g
-            last[~ok] = g
-            candidate[g] &= bool(ok.all())
-            slack[g] = min(slack[g], float(chk.slack.min()))
-            if err is not None:
-                err[g] = max(err[g], float(chk.max_error.max()))
+    err = np.zeros(len(grid)) if B is not None else None
+    out = GridOutcome(grid, sum(len(rows) for rows, full in blocks if full))
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    done = 0
+    for rows, full in blocks:
+        checks = out.checks(full)
+        if len(checks):  # else every grid point failed already: nothing left to decide
+            slack_min = np.empty(len(checks))
+            ok = np.empty((len(checks), len(rows)), dtype=bool) if full else None
+            Qb = QT[:d_max, rows]
+            # P: (b, n) C-contiguous, the transpose of the Fortran-ordered PT BLAS updates in place
+            PT = np.zeros((n, len(rows)), order="F")
+            P = PT.T
+            d_prev = 0
+            for c, g in enumerate(checks):
+                d = int(grid[g])
+                # P^T += K[:, d_prev:d] Q[rows, d_prev:d]^T: one dgemm with beta = 1, no temporary
+                dgemm(1.0, KT[d_prev:d].T, Qb[d_prev:d], beta=1.0, c=PT, overwrite_c=True)
+                d_prev = d
+                slack, error = _check(P, target.cols[rows], log_a[rows], float(d), eps_ratio,
+                                      log_z, None if B is None else B[rows], pool, threads)
+                slack_min[c] = slack.min()
+                if ok is not None:
+                    ok[c] = slack >= 0
+                if err is not None:
+                    err[g] = max(err[g], float(error.max()))
+            out.add(checks, slack_min, ok)
+        done += len(rows)
         if progress is not None:
-            progress(r1, n)
-    return SearchResult(grid, slack, row_first, row_last_fail,
-                        slack_rounding_bound(QT, KT, int(grid[-1])), err)
+            progress(done, n)
+    if pool is not None:
+        pool.shutdown()
+    return out.result(slack_rounding_bound(QT, KT, d_max), tracked, err)
+
+
+def _check(P: np.ndarray, cols: np.ndarray, log_a: np.ndarray, scale: float, eps_ratio: float,
+           log_z: float, B: np.ndarray | None, pool: ThreadPoolExecutor | None,
+           threads: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """``check_block``'s slack and max logit error of the rows of ``P``, on ``pool``'s threads
+    (disjoint rows each; numpy releases the GIL in its reductions) when there is one."""
+    if pool is None:
+        chk = check_block(P, cols, log_a, scale, eps_ratio, log_z, B)
+        return chk.slack, chk.max_error
+    cuts = np.linspace(0, P.shape[0], threads + 1).astype(int)
+    parts = list(pool.map(lambda s: check_block(P[s], cols[s], log_a[s], scale, eps_ratio, log_z,
+                                                None if B is None else B[s]),
+                          [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
+    error = None if B is None else np.concatenate([part.max_error for part in parts])
+    return np.concatenate([part.slack for part in parts]), error

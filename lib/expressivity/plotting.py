@@ -1,7 +1,12 @@
 """One figure style for the whole project: colour-blind-safe palette, labelled axes, PNG + PDF.
 
 Figures are written deterministically: no timestamps in the PDF metadata, fixed DPI, so the same
-tables give the same files.
+tables give the same files. The PNG records the figure's titles (text chunk ``Title``), so a test
+can read what a figure claims.
+
+A title says what is plotted. Where it states a result (a rate, a verdict), the words come from
+the claim's own measurement: ``expressivity.claims.verdict_lines`` of the stage's claims table,
+never from a number the plot script computed on its own.
 """
 
 from __future__ import annotations
@@ -45,12 +50,20 @@ def figure(nrows: int = 1, ncols: int = 1, **kwargs):
             plt.close(fig)
 
 
+def titles(fig) -> list[str]:
+    """The figure's title and every panel's title, as drawn."""
+    found = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    found += [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    return [text for text in found if text]
+
+
 def save(fig, png: str | os.PathLike, pdf: str | os.PathLike | None = None) -> None:
-    """Write ``fig`` as PNG (150 dpi) and, when ``pdf`` is given, as PDF without a creation date."""
+    """Write ``fig`` as PNG (150 dpi, its titles in the text chunk ``Title``) and, when ``pdf``
+    is given, as PDF without a creation date."""
     for path in (png, pdf):
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(png, metadata={"Software": None})
+    fig.savefig(png, metadata={"Software": None, "Title": "\n".join(titles(fig))})
     if pdf is not None:
         fig.savefig(pdf, metadata={"CreationDate": None, "Producer": None, "Creator": None})

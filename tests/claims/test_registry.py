@@ -8,6 +8,7 @@ import pytest
 
 from expressivity.claims import (
     KINDS,
+    PAPERS,
     REQUIRED_POWER,
     Claim,
     Measurement,
@@ -15,7 +16,11 @@ from expressivity.claims import (
     evaluate_stage,
     markdown_table,
     not_evaluated,
+    of_paper,
     on_items,
+    paper_claims,
+    paper_keys,
+    paper_summary,
     registry,
     statistical_findings,
     summary_line,
@@ -23,7 +28,7 @@ from expressivity.claims import (
 
 
 def claim(evaluate, power=None, kind="finding", **fields):
-    base = dict(id="hardmax_vs_softmax.example", paper="P", where="W", statement="S",
+    base = dict(id="hardmax_vs_softmax.example", paper="Kajitsuka & Sato 2024", where="W", statement="S",
                 provenance="ours", metric="m", op="<", threshold=1.0, why="w", figure="f",
                 tables=("t",), evaluate=evaluate, kind=kind, control="c", basis="mathematics")
     if power is not None:
@@ -111,3 +116,36 @@ def test_evaluate_stage_writes_power_rows(monkeypatch):
                                          "alternative": "alt", "replicates": 200,
                                          "rejected": 180, "power": 0.9,
                                          "required": REQUIRED_POWER, "design": "design"}]
+
+
+def test_every_claim_names_its_papers_by_one_key_each():
+    """One canonical key per paper; a joint claim counts for each of its papers."""
+    claims = registry()
+    by_paper = {key: paper_claims(key) for key in PAPERS}
+    assert all(by_paper.values()), "a paper without claims"
+    assert {c.id for cs in by_paper.values() for c in cs} == {c.id for c in claims}
+    joint = [c for c in claims if len(c.papers) > 1]
+    assert joint and all(c in by_paper[key] for c in joint for key in c.papers)
+    assert sum(map(len, by_paper.values())) == len(claims) + sum(len(c.papers) - 1 for c in claims)
+    assert {c.paper for c in claims if len(c.papers) == 1} <= {p.cite for p in PAPERS.values()}
+
+
+def test_a_paper_is_named_by_its_citation_only():
+    assert paper_keys("Yun et al. 2020a; Kajitsuka & Sato 2024") == ("yun2020a", "kajitsuka2024")
+    with pytest.raises(ValueError, match="'Yun et al. 2020a \\(ICLR\\)' is no paper's citation"):
+        paper_keys("Yun et al. 2020a (ICLR)")
+    with pytest.raises(ValueError, match="hardmax_vs_softmax.example: paper 'Kajitsuka 2024'"):
+        claim(lambda t: Measurement(0.5), paper="Kajitsuka 2024")
+    with pytest.raises(ValueError, match="unknown paper 'ks'; papers are kajitsuka2024, "):
+        paper_claims("ks")
+
+
+def test_a_papers_summary_counts_its_rows_only():
+    table = pd.DataFrame({"kind": ["finding", "check", "check"], "status": ["fail", "pass", "pass"],
+                          "reason": ["", "", ""],
+                          "papers": ["kajitsuka2024", "yun2020a kajitsuka2024", "yun2020a"]})
+    assert list(of_paper(table, "kajitsuka2024").index) == [0, 1]
+    assert paper_summary(table, "yun2020a") == (
+        "Yun et al. 2020a (2 claims): Findings: 0/0 passed, 0 failed, 0 not evaluated; "
+        "demonstrations: 0/0 passed, 0 failed, 0 not evaluated; checks: 2/2 passed, 0 failed, "
+        "0 not evaluated")

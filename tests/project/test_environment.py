@@ -1,5 +1,6 @@
-"""pyproject.toml, environment.yml and requirements.lock pin the same versions; environment.yml
-names no path (Snakemake's `--sdm conda` creates the environment from a copy elsewhere)."""
+"""pyproject.toml, environment.yml and the lock (requirements.lock, and requirements-torch.lock for
+torch's CPU build) pin the same versions; environment.yml names no path (Snakemake's `--sdm conda`
+creates the environment from a copy elsewhere)."""
 
 import re
 import tomllib
@@ -32,18 +33,21 @@ def _env_pip(root) -> list[str]:
     return next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
 
 
-def _lock(root) -> dict[str, tuple[str, list[str]]]:
-    """``requirements.lock`` as {name: (version, hashes)}."""
+LOCKS = ("requirements.lock", "requirements-torch.lock")
+
+
+def _lock(root, files=LOCKS) -> dict[str, tuple[str, list[str]]]:
+    """The lock files as {name: (version, hashes)}."""
     entries, current = {}, None
-    for line in (root / "requirements.lock").read_text().splitlines():
+    for line in (text for name in files for text in (root / name).read_text().splitlines()):
         if match := re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", line):
             current = _name(match[1])
-            assert current not in entries, f"{current} is pinned twice in requirements.lock"
+            assert current not in entries, f"{current} is pinned twice in the lock"
             entries[current] = (match[2], [])
         elif match := re.search(r"--hash=sha256:([0-9a-f]{64})", line):
             entries[current][1].append(match[1])
         elif line.strip() and not line.lstrip().startswith("#"):
-            pytest.fail(f"unexpected line in requirements.lock: {line!r}")
+            pytest.fail(f"unexpected line in the lock: {line!r}")
     return entries
 
 
@@ -75,8 +79,8 @@ def test_lock_pins_every_direct_pin_with_its_version(root):
     lock = _lock(root)
     for name, version in _pins(root).items():
         assert name in lock, f"{name} is pinned in pyproject.toml, not in requirements.lock: run `make lock`"
-        assert lock[name][0] == version, (
-            f"{name}: pyproject.toml pins {version}, requirements.lock {lock[name][0]}: run `make lock`")
+        assert lock[name][0].split("+")[0] == version, (
+            f"{name}: pyproject.toml pins {version}, the lock {lock[name][0]}: run `make lock`")
 
 
 def test_lock_has_a_hash_for_every_package(root):
@@ -84,7 +88,7 @@ def test_lock_has_a_hash_for_every_package(root):
     assert len(lock) > len(_pins(root)), "the lock should hold the dependencies too"
     for name, (version, hashes) in lock.items():
         assert hashes, f"requirements.lock: {name}=={version} has no hash"
-        assert "+" not in version, f"requirements.lock: {name}=={version} carries a local label"
+        assert "+" not in version or name == "torch", f"{name}=={version} carries a local label"
     # pip, setuptools and wheel are locked too (--allow-unsafe): `make` installs nothing unlocked
     assert {"pip", "setuptools"} <= set(lock)
 
@@ -93,4 +97,7 @@ def test_make_installs_from_the_lock(root):
     makefile = (root / "Makefile").read_text()
     stamp = makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
     assert "requirements.lock" in stamp.splitlines()[0], "the install stamp must depend on the lock"
+    assert "$(TORCH_STAMP)" in stamp.splitlines()[0], "the install stamp must depend on torch's step"
     assert "-r requirements.lock" in stamp and "--no-deps" in stamp
+    torch = makefile.split("$(TORCH_STAMP):", 1)[1].split("\n\n", 1)[0]
+    assert "$(TORCH_LOCK)" in torch.splitlines()[0] and "-r $(TORCH_LOCK)" in torch

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from expressivity.approximation_check import logit_values
+from expressivity.attention_mass import sample_rows
 from expressivity.d_min_search import search_d_min
 from expressivity.fixed_module import coupled_factors
-from expressivity.one_pass_search import SearchResult, d_grid, one_pass_search
+from expressivity.one_pass_search import SearchResult, d_grid, one_pass_search, row_blocks
 from expressivity.reference.sparse_approximation import binary_search, naive_search, slack_at
 from expressivity.sparse_target import make_target
 
@@ -80,13 +81,15 @@ def test_search_extends_a_short_horizon():
 def test_pruned_search_keeps_d_min_d_stable_and_the_passing_slacks(n, k, seed):
     """Pruning skips only grid points some block already failed: d_min, d_stable and every slack
     where all rows pass are those of the full search; a skipped point's slack stays negative and
-    no further from 0 than the full one (the decision margin remains a lower bound)."""
+    no further from 0 than the full one (the decision margin remains a lower bound). The tracked
+    rows (two blocks of them, spread over the sequence) get the full search's own d."""
     rng = np.random.default_rng(seed)
     T = make_target("permutations", n, k, 4.0, rng)
     grid = d_grid(8, 3000, 0.05, 8)
     QT, KT = coupled_factors(T, logit_values(T, EPS_R, EPS_Z), rng, int(grid[-1]))
-    full = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32, prune=False)
-    pruned = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32)
+    full = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32)
+    tracked = sample_rows(n, 40)
+    pruned = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32, tracked=tracked)
     assert not math.isnan(full.d_min)
     assert pruned.d_min == full.d_min
     assert pruned.d_stable == full.d_stable or (math.isnan(pruned.d_stable)
@@ -99,6 +102,24 @@ def test_pruned_search_keeps_d_min_d_stable_and_the_passing_slacks(n, k, seed):
     assert np.allclose(pruned.slack[passing], full.slack[passing], rtol=0, atol=tol)
     assert (pruned.slack[~passing] >= full.slack[~passing] - tol).all()
     assert pruned.decision_margin <= full.decision_margin + tol
+    assert np.array_equal(pruned.rows, tracked)
+    assert np.array_equal(pruned.row_first, full.row_first[tracked])
+    assert np.array_equal(pruned.row_last_fail, full.row_last_fail[tracked])
+    assert np.array_equal(pruned.row_d_min, full.row_d_min[tracked], equal_nan=True)
+    # the checks split over threads (rows apart) give the same numbers
+    threaded = one_pass_search(T, QT, KT, grid, EPS_R, EPS_Z, block=32, tracked=tracked, threads=3)
+    assert np.array_equal(threaded.slack, pruned.slack)
+    assert np.array_equal(threaded.row_last_fail, pruned.row_last_fail)
+
+
+def test_row_blocks_put_the_tracked_rows_first_and_refuse_bad_ones():
+    blocks = row_blocks(10, 3, np.array([1, 5, 8]))
+    assert [(list(rows), full) for rows, full in blocks] == [
+        ([1, 5, 8], True), ([0, 2, 3], False), ([4, 6, 7], False), ([9], False)]
+    assert all(full for _, full in row_blocks(5, 2, None))
+    for bad in (np.array([3, 1]), np.array([0, 10]), np.array([], dtype=int), np.array([0.5])):
+        with pytest.raises(ValueError, match="tracked"):
+            row_blocks(10, 3, bad)
 
 
 def test_search_refuses_bad_arguments_and_reports_progress():
@@ -112,6 +133,8 @@ def test_search_refuses_bad_arguments_and_reports_progress():
         one_pass_search(T, QT[:, :30], KT[:, :30], [8, 16], EPS_R, EPS_Z)
     with pytest.raises(ValueError, match="block"):
         one_pass_search(T, QT, KT, [8, 16], EPS_R, EPS_Z, block=0)
+    with pytest.raises(ValueError, match="threads"):
+        one_pass_search(T, QT, KT, [8, 16], EPS_R, EPS_Z, threads=0)
     bad = QT.copy()
     bad[3, 5] = np.nan
     with pytest.raises(ValueError, match="finite"):

@@ -11,6 +11,7 @@ from config_schema import (
     ConfigError,
     apply_defaults,
     check_config,
+    check_config_files,
     describe,
     load_schema,
     main,
@@ -151,3 +152,71 @@ def test_max_tokens_is_exact_where_the_answer_is_known():
     assert max_tokens(1, 1.0, 1.0, 2.0) == 4  # +-1, +-2
     assert max_tokens(3, 5.0, 1.0, 2.0) == 1  # no two points of the ball of radius 2 are 5 apart
     assert max_tokens(256, 0.25, 1.0, 2.0) > 10**300  # exact rationals: no overflow
+
+
+def _line_of(text: str, needle: str) -> int:
+    """The 1-based number of the first line of ``text`` that contains ``needle``."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_value_errors_name_the_file_and_the_line(tmp_path, root):
+    """A bad value, a bad list item, an unknown key and a broken relation each point at the line
+    that holds the key (the file is the one the user edits)."""
+    text = (root / "config/ci.yaml").read_text()
+    broken = (text.replace("n_draws: 200", "n_draws: 0").replace("n: [16, 64]", "n: [16, -64]")
+              .replace("  bigbird:\n", "  bigbird:\n    unknown_key: 1\n"))
+    path = tmp_path / "broken.yaml"
+    path.write_text(broken)
+    with pytest.raises(ConfigError) as err:
+        check_config_files([path])
+    message = str(err.value)
+    assert (f"config file {path}, line {_line_of(broken, 'n_draws: 0')}: key "
+            "hardmax_vs_softmax.theorem1.n_draws: got 0") in message
+    assert (f"config file {path}, line {_line_of(broken, 'n: [16, -64]')}: key "
+            "hardmax_vs_softmax.bigbird.n.1") in message
+    assert (f"config file {path}, line {_line_of(broken, 'unknown_key: 1')}: unknown key "
+            "hardmax_vs_softmax.bigbird.unknown_key") in message
+
+
+def test_a_broken_relation_names_the_lines_of_its_keys(tmp_path, good, schema_path):
+    cfg = copy.deepcopy(good)
+    cfg["sparse_approximation"]["module"]["n"] = cfg["sparse_approximation"]["module"]["window"] - 1
+    path = tmp_path / "relation.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    text = path.read_text()
+    module = _line_of(text, "  module:")
+    lines = text.splitlines()
+    n = next(i for i in range(module, len(lines)) if lines[i].strip().startswith("n:")) + 1
+    window = next(i for i in range(module, len(lines)) if lines[i].strip().startswith("window:")) + 1
+    with pytest.raises(ConfigError) as err:
+        check_config(yaml.safe_load(text), schema_path, [path])
+    assert (f"config file {path}, lines {min(n, window)}, {max(n, window)}: keys "
+            "sparse_approximation.module.window") in str(err.value)
+
+
+def test_a_missing_section_names_the_file_and_an_override_file_its_own_line(tmp_path, good):
+    cfg = copy.deepcopy(good)
+    del cfg["memorization"]
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml.safe_dump(cfg))
+    with pytest.raises(ConfigError) as err:
+        check_config_files([base])
+    assert f"config file {base}: missing section or key memorization" in str(err.value)
+    over = tmp_path / "over.yaml"
+    over.write_text("seed: 0\nhardmax_vs_softmax:\n  theorem1:\n    n_draws: -1\n")
+    good_base = tmp_path / "good.yaml"
+    good_base.write_text(yaml.safe_dump(good))
+    with pytest.raises(ConfigError) as err:
+        check_config_files([good_base, over])
+    assert f"config file {over}, line 4: key hardmax_vs_softmax.theorem1.n_draws: got -1" in str(err.value)
+
+
+def test_a_value_given_outside_the_files_is_not_placed_in_them(tmp_path, good, schema_path):
+    """Snakemake's ``--config`` overrides a file's value: no file holds it, so none is named."""
+    path = tmp_path / "good.yaml"
+    path.write_text(yaml.safe_dump(good))
+    cfg = copy.deepcopy(good)
+    cfg["hardmax_vs_softmax"]["theorem1"]["n_draws"] = 0
+    with pytest.raises(ConfigError) as err:
+        check_config(cfg, schema_path, [path])
+    assert "  - key hardmax_vs_softmax.theorem1.n_draws: got 0" in str(err.value)

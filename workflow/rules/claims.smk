@@ -1,5 +1,5 @@
-# The claims: each stage's verdicts, the gathered table, and the run's plan against its measured
-# time. Every table a claim reads is an input, so an edited threshold re-judges its stage.
+# The claims: each stage's verdicts, each paper's (make paper), the gathered table, and the run's plan
+# against its measured time. Every table a claim reads is an input, so an edited threshold re-judges it.
 
 
 rule stage_claims:
@@ -64,12 +64,41 @@ rule claims:
         "../scripts/claims/gather.py"
 
 
+rule paper_claims:
+    """Evaluate one paper's claims (registry: expressivity.claims.PAPERS), joint ones included,
+    from the tables they read, and draw the figures they name: `make paper PAPER=<key>` runs
+    only the jobs these need (a figure whose title states its claims' verdicts also needs its
+    stage's claims table). Each row is the one its stage's claims table has."""
+    input:
+        tables=lambda wc: paper_inputs(wc.paper)["tables"],
+        figures=lambda wc: paper_inputs(wc.paper)["figures"],
+        lib=lambda wc: [
+            *script_deps("claims", "paper"),
+            *paper_inputs(wc.paper)["lib"],
+        ],
+    output:
+        "results/papers/{paper}.csv",
+    log:
+        "logs/papers/{paper}.log",
+    wildcard_constraints:
+        paper="|".join(PAPERS),
+    conda:
+        ENV
+    resources:
+        runtime=CHEAP_RUNTIME,
+    params:
+        paper="{paper}",
+        seed=config["seed"],
+    script:
+        "../scripts/claims/paper.py"
+
+
 rule plan_vs_measured:
-    """Planned (the rules' runtime, as `make plan` prints it) against measured time per job."""
+    """Predicted (the cost models, as `make plan` prints them) against measured time per job."""
     input:
         "results/claims.csv",
         script=script_deps("run", "plan_vs_measured"),
-        plan=lib_deps("workflow/plan.py"),
+        plan=lib_deps(project_path("workflow/plan.py")),
     output:
         table="results/run/plan_vs_measured.csv",
         png=report(
@@ -85,6 +114,6 @@ rule plan_vs_measured:
     resources:
         runtime=CHEAP_RUNTIME,
     params:
-        config=os.path.relpath(workflow.configfiles[-1]),
+        config=os.path.relpath(workflow.configfiles[-1]) if workflow.configfiles else "",
     script:
         "../scripts/run/plan_vs_measured.py"

@@ -9,25 +9,38 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
-# The library, also where Snakemake runs without the project installed (e.g. --sdm conda): job
-# scripts inherit this process's sys.path.
-sys.path.insert(0, str(Path(workflow.basedir) / "lib"))
+#: The project's folder (this file's grandparent), also when the workflow is used as a Snakemake
+#: module from another folder: library, scripts and schemas are found from here, never from the
+#: working directory.
+PROJECT = Path(str(workflow.current_basedir)).resolve().parents[1]
+
+
+def project_path(path):
+    """``path`` (relative to the project) as rules name it: relative to the working directory,
+    so ``lib/...`` where the project is the working directory and the same on every clone.
+    """
+    return os.path.normpath(os.path.relpath(PROJECT / path))
+
+
+sys.path.insert(0, str(PROJECT / "workflow"))
+# The library, also where Snakemake runs without the project installed (a module, --sdm conda):
+# job scripts inherit this process's sys.path.
+sys.path.insert(0, str(PROJECT / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
-from expressivity.claims import STAGES, stage_claims  # noqa: E402
+from expressivity.claims import PAPERS, STAGES, paper_claims, stage_claims  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
-from job_params import find, job_settings, scopes, what_lowers  # noqa: E402
+from job_params import find, job_settings, keywords, scopes, what_lowers  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
 
-LIB = Path("lib/expressivity")
+LIB = Path(project_path("lib/expressivity"))
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
 ENV = "../../environment.yml"
 
 try:
     _checked = check_config(
         config,
-        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        PROJECT / "workflow/schemas/config.schema.yaml",
         workflow.configfiles,
     )
 except ConfigError as err:
@@ -84,9 +97,7 @@ def caption(stage, name, kind):
         if kind == "figure"
         else f"report/{stage}/tables/{name}.rst"
     )
-    return (
-        f"../{path}" if (Path(workflow.basedir) / "workflow" / path).is_file() else None
-    )
+    return f"../{path}" if (PROJECT / "workflow" / path).is_file() else None
 
 
 def table_output(stage, name):
@@ -97,20 +108,28 @@ def table_output(stage, name):
 
 
 def front_page(template):
-    """The report's front page: ``template`` with the run's claims summary and config file(s)
-    filled in (written under .snakemake/, where Snakemake keeps its own state)."""
-    from expressivity.claims import summary_line
+    """The report's front page: ``template`` with the run's claims summary, its claims table and
+    config file(s) filled in (written under .snakemake/, where Snakemake keeps its own state).
+    """
+    from expressivity.claims import KINDS, summary_line
     from expressivity.io import TableError, read_table
+    from report_page import front_page_text
 
     try:
-        summary = summary_line(read_table("results/claims.csv")) + "."
+        table = read_table("results/claims.csv")
+        summary = summary_line(table) + "."
     except TableError:
-        summary = "No claims table yet (results/claims.csv is built by a full run)."
+        table, summary = (
+            None,
+            "No claims table yet (results/claims.csv is built by a full run).",
+        )
     files = ", ".join(f"``{os.path.relpath(f)}``" for f in workflow.configfiles)
-    text = Path(template).read_text().replace("{{ summary }}", summary)
+    text = front_page_text(
+        Path(template).read_text(), summary, table, KINDS, f"Run with {files}"
+    )
     page = Path(".snakemake/report/workflow.rst")
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(text.replace("{{ configfiles }}", f"Run with {files}"))
+    page.write_text(text)
     return str(page.resolve())
 
 
@@ -161,7 +180,7 @@ def script_deps(folder, step):
     The script is an input so that its checksum, not its modification time, decides whether an
     edit reruns the job (the default profile drops Snakemake's mtime-based ``code`` trigger, which
     would rerun everything after a fresh ``git clone``)."""
-    return lib_deps(f"workflow/scripts/{folder}/{step}.py")
+    return lib_deps(project_path(f"workflow/scripts/{folder}/{step}.py"))
 
 
 def script_path(folder, step):
@@ -200,6 +219,8 @@ CHEAP_RUNTIME = 2
 
 #: The runtime a job asks for: RUNTIME_MARGIN times its predicted time, plus START_MINUTES.
 RUNTIME_MARGIN, START_MINUTES = 1.5, 1
+#: The GPU node a run is planned for: its CPU cores and its GPU (named as in the measured rates).
+NODE = config["node"]
 
 
 def plannable_seconds(job_hours):
@@ -207,39 +228,100 @@ def plannable_seconds(job_hours):
     return (60 * job_hours - START_MINUTES) * 60 / RUNTIME_MARGIN
 
 
-def job_resources(seconds, peak_bytes):
-    """``runtime`` (minutes) and ``mem_mb`` a job asks for, from its cost model's CPU seconds and
-    peak bytes: half again the predicted time plus a minute to start (at least CHEAP_RUNTIME), a
-    quarter more than the predicted memory (at least 500 MB). `make plan` prints these.
+@functools.cache
+def gpu_rates():
+    """``{quantity: value}``: the latest measured rates of the node's GPU (``node.gpu``) in
+    benchmarks/device_rates.csv (workflow/device_rates.py), for the cost models' GPU plans.
     """
+    from device_rates import rates
+
+    try:
+        return {quantity: row["value"] for quantity, row in rates(NODE["gpu"]).items()}
+    except ValueError as err:
+        raise WorkflowError(f"{err}\nNothing was run.") from None
+
+
+def placement(device, seconds, gpu_seconds):
+    """Where a job with a GPU path runs, from the stage's ``device`` and its predicted seconds on
+    one CPU core and on the node's GPU (None: no GPU cost model): "cpu", or ``device`` itself.
+    ``cuda`` puts every such job on the GPU; ``auto`` only those the GPU finishes before the
+    node's cores together would (``gpu_seconds * node.cores < seconds``), so that GPU jobs, which
+    run one at a time, never make a GPU node slower than its CPUs alone; the rest run on a core
+    (device "cpu", gpu=0), also on a machine with a GPU."""
+    if device == "cuda":
+        return device
+    if (
+        device == "auto"
+        and gpu_seconds is not None
+        and gpu_seconds * NODE["cores"] < seconds
+    ):
+        return device
+    return "cpu"
+
+
+#: The resources ``job_resources`` gives every compute job.
+JOB_RESOURCES = ("runtime", "mem_mb", "gpu", "cpu_ms", "gpu_ms")
+
+
+def job_resources(seconds, peak_bytes, gpu_seconds=None, device="cpu"):
+    """The resources of a job from its cost model's predicted seconds on one CPU core, peak bytes
+    and (for a job with a GPU path, whose stage's ``device`` is given) predicted seconds on the
+    node's GPU: where it runs (``gpu``: 1 on the GPU, see ``placement``), the predictions
+    ``cpu_ms`` and ``gpu_ms`` (0 for a job planned on a core) that `make plan` sums and schedules,
+    and what a cluster is asked for: ``runtime`` (minutes), half again the prediction on its
+    device plus a minute to start (at least CHEAP_RUNTIME), and ``mem_mb``, a quarter more than
+    the predicted memory (at least 500 MB).
+    """
+    on_gpu = placement(device, seconds, gpu_seconds) != "cpu"
+    planned = gpu_seconds if on_gpu and gpu_seconds is not None else seconds
     return {
         "runtime": max(
-            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * seconds / 60)
+            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * planned / 60)
         ),
         "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
+        "gpu": int(on_gpu),
+        "cpu_ms": math.ceil(1000 * seconds),
+        "gpu_ms": math.ceil(1000 * planned) if on_gpu else 0,
     }
 
 
-def per_job(cost):
+def per_job(cost, device="cpu"):
     """``job_resources`` of every job of a rule with wildcards; ``cost(wildcards)`` gives the
-    job's (CPU seconds, peak bytes)."""
+    job's (CPU seconds, peak bytes) or (CPU seconds, peak bytes, GPU seconds), ``device`` the
+    stage's for a rule with a GPU path."""
     return {
-        key: (lambda wc, key=key: job_resources(*cost(wc))[key])
-        for key in ("runtime", "mem_mb")
+        key: (lambda wc, key=key: job_resources(*cost(wc), device=device)[key])
+        for key in JOB_RESOURCES
     }
 
 
-def planned(stage, function, *sections, supplied=(), keys=None, given=None):
-    """``runtime`` and ``mem_mb`` of each job of a rule from the cost model
+def job_device(resources, device):
+    """The ``device`` param of every job of a rule with a GPU path, from its ``resources``
+    (``per_job``'s or ``planned``'s, for the stage's ``device``): ``device`` where the job's
+    ``gpu`` is 1, else "cpu" (``placement``), so that a job planned on a core never takes the GPU.
+    """
+    return lambda wildcards: device if resources["gpu"](wildcards) else "cpu"
+
+
+def planned(
+    stage, function, *sections, supplied=(), keys=None, given=None, device="cpu"
+):
+    """``job_resources`` of each job of a rule from the cost model
     ``expressivity.experiments.<stage>.<function>``, its settings derived as ``job_params``'s
     (``supplied`` from the job's wildcards; a ``given`` callable is called with them), read from
     the config when a job is sized, so that a refusal can say which settings lower the estimate.
+    ``device``: the stage's, for a job with a GPU path; a cost model that takes ``rates`` then gets
+    the node GPU's measured rates (``gpu_rates``; None for "cpu") and gives its GPU seconds third,
+    and the job goes where ``placement`` puts it (``job_device`` gives its device param).
     """
     declared = dict(supplied=supplied, keys=keys, given=given)
     job = job_settings(config, stage, function, *sections, **declared)
     path, name = job.function.rsplit(".", 1)
     cost = getattr(importlib.import_module(path), name)
     where = scopes(stage, sections)
+    gpu_plan = {}
+    if "rates" in dict(keywords(job.function)):
+        gpu_plan["rates"] = None if device == "cpu" else gpu_rates()
 
     def resource(key):
         def amount(wildcards):
@@ -248,12 +330,13 @@ def planned(stage, function, *sections, supplied=(), keys=None, given=None):
                 k: v(wildcards) if callable(v) else v for k, v in values.items()
             }
             wc = numeric(wildcards)
-            return job_resources(*cost(**settings, **{k: wc[k] for k in supplied}))[key]
+            estimate = cost(**settings, **{k: wc[k] for k in supplied}, **gpu_plan)
+            return job_resources(*estimate, device=device)[key]
 
         amount.wildcard_keys = {k: find(config, k, where) for k in supplied}
         return amount
 
-    return {key: resource(key) for key in ("runtime", "mem_mb")}
+    return {key: resource(key) for key in JOB_RESOURCES}
 
 
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------
@@ -268,10 +351,11 @@ def gathered(parts):
 COMPUTED = None
 
 
-def plot(*tables, **params):
+def plot(*tables, verdict=False, **params):
     """A figure drawn by ``workflow/scripts/<stage>/plot_<figure>.py`` from the stage's ``tables``
-    (inputs named after them) with figure-only ``params``."""
-    return {"tables": list(tables), "params": params}
+    (inputs named after them) with figure-only ``params``; with ``verdict``, also from the stage's
+    claims table (input ``claims``), whose verdicts on this figure its title states."""
+    return {"tables": list(tables), "params": params, "verdict": verdict}
 
 
 #: {stage: {table name: COMPUTED or gathered(parts)}}, filled by workflow/rules/<stage>.smk.
@@ -284,6 +368,20 @@ def claim_tables(stage):
     """The tables the stage's claims read (expressivity.claims.<stage>), as paths."""
     names = sorted({name for claim in stage_claims(stage) for name in claim.tables})
     return [table(stage, name) for name in names]
+
+
+def paper_inputs(paper):
+    """What one paper's claims need (``make paper PAPER=<key>``): the tables they read, the
+    figures they name, and the claims modules of their stages (every stage they come from).
+    """
+    claims = paper_claims(paper)
+    return {
+        "tables": sorted({table(c.stage, name) for c in claims for name in c.tables}),
+        "figures": sorted({path for c in claims for path in figure(c.stage, c.figure)}),
+        "lib": sorted(
+            {dep for c in claims for dep in lib_deps(claims_module(c.stage))}
+        ),
+    }
 
 
 def claims_module(stage):
@@ -358,3 +456,82 @@ def within_limits(job_rule, key, limit, unit, scale):
         job_rule.resources[key] = Resource(key, checked)
     else:
         check(resource.value, None)
+
+
+# ---- the run's last line ---------------------------------------------------------------------
+
+#: The run's summary line and what it covers, written by ``onsuccess`` (``make`` prints it last).
+RUN_SUMMARY = "results/run/summary.json"
+
+
+def judged_stages(dag):
+    """The stages whose claims table this run built or found up to date: those with a claims job
+    in the run's DAG (Snakemake keeps an up-to-date job in it, marked as not needing to run).
+    """
+    outputs = {str(f) for job in dag.jobs for f in job.output}
+    return [s for s in STAGES if f"results/claims/{s}.csv" in outputs]
+
+
+def judged_papers(dag):
+    """The papers whose claims table (``make paper``) this run built or found up to date."""
+    outputs = {str(f) for job in dag.jobs for f in job.output}
+    return [p for p in PAPERS if f"results/papers/{p}.csv" in outputs]
+
+
+def run_summary(stages, papers):
+    """The run's last line and each paper's line. After ``make paper`` (``papers`` judged), the
+    lines of those papers, from their own tables (a stage's claims table such a run builds only
+    feeds a figure's title). Otherwise the line of the claims tables of ``stages`` (never from a
+    results/claims.csv this run did not rebuild), naming the stages it covers after a partial run,
+    with every paper's line after a full one."""
+    import pandas as pd
+    from expressivity.claims import paper_summary, summary_line
+    from expressivity.io import read_table
+
+    if papers:
+        lines = {
+            p: paper_summary(read_table(f"results/papers/{p}.csv"), p) for p in papers
+        }
+        return "\n".join(lines.values()), lines
+    if not stages:
+        return (
+            "No claims judged: this run's targets include no stage's or paper's claims table "
+            "(`make`, `make ARGS=<stage>` or `make paper PAPER=<key>` judge them).",
+            {},
+        )
+    table = pd.concat([read_table(f"results/claims/{s}.csv") for s in stages])
+    line = summary_line(table)
+    if len(stages) < len(STAGES):
+        named = ", ".join(stages)
+        line += (
+            f" (stage{'s' if len(stages) > 1 else ''} {named} only: "
+            f"{len(stages)} of {len(STAGES)} stages)"
+        )
+        return line, {}
+    return line, {p: paper_summary(table, p) for p in PAPERS}
+
+
+def write_run_summary(dag):
+    """Print the run's summary line and record it, with each paper's line, the stages and papers
+    and the config files it covers."""
+    import hashlib
+    import json
+    from datetime import datetime, timezone
+
+    stages, papers = judged_stages(dag), judged_papers(dag)
+    line, lines = run_summary(stages, papers)
+    record = {
+        "summary": line,
+        "stages": stages,
+        "all_stages": len(stages) == len(STAGES),
+        "papers": lines,
+        "configfiles": [os.path.relpath(f) for f in workflow.configfiles],
+        "config_sha256": [
+            hashlib.sha256(Path(f).read_bytes()).hexdigest()
+            for f in workflow.configfiles
+        ],
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    Path(RUN_SUMMARY).parent.mkdir(parents=True, exist_ok=True)
+    Path(RUN_SUMMARY).write_text(json.dumps(record, indent=1) + "\n")
+    print(line)

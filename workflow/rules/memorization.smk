@@ -26,7 +26,7 @@ TABLES[MEM] = {
 }
 FIGURES[MEM] = {
     "delta_vs_lambda": plot("delta_vs_lambda"),
-    "parameter_counts": plot("parameter_counts"),
+    "parameter_counts": plot("parameter_counts", verdict=True),
     "digits_needed": plot("theory", "search"),
     "hardmax_contrast": plot("hardmax_contrast"),
 }

@@ -24,8 +24,8 @@ def _declaration_problems():
         problems += [
             f"figure {stage}/{fig} has no script {script_path}"
             for fig in FIGURES[stage]
-            if not Path(
-                script_path := f"workflow/scripts/{stage}/plot_{fig}.py"
+            if not (
+                PROJECT / (script_path := f"workflow/scripts/{stage}/plot_{fig}.py")
             ).is_file()
         ]
         problems += [
@@ -76,7 +76,7 @@ def gather_rule(stage, name, parts):
             f"{stage}_gather_{name}"
         input:
             tables=parts,
-            lib=lib_deps("workflow/scripts/concat_tables.py"),
+            lib=lib_deps(project_path("workflow/scripts/concat_tables.py")),
         output:
             table_output(stage, name),
         log:
@@ -98,6 +98,7 @@ def plot_rule(stage, name, spec):
             f"{stage}_plot_{name}"
         input:
             **{t: table(stage, t) for t in spec["tables"]},
+            **({"claims": f"results/claims/{stage}.csv"} if spec["verdict"] else {}),
             lib=script_deps(stage, f"plot_{name}"),
         output:
             png=report(png, caption=caption(stage, name, "figure"), category=stage),

@@ -8,13 +8,13 @@ import math
 
 # imported under the stage's prefix: every rules file shares one namespace
 from expressivity.experiments.sparse_approximation.searches import (
-    PLAN_FLOPS as SA_PLAN_FLOPS,
+    OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
     VARIED as SA_VARIED_KEYS,
-    chunk_cost as sa_chunk_cost,
-    series_jobs as sa_series_jobs,
+    sweep_points as sa_sweep_points,
 )
 from expressivity.experiments.sparse_approximation.cost import (
-    OPTIMISE_KEYS as SA_OPTIMISE_KEYS,
+    chunk_cost as sa_chunk_cost,
+    trial_chunks as sa_trial_chunks,
 )
 
 SA = "sparse_approximation"
@@ -26,30 +26,78 @@ SA_SWEEP = SA_CFG["sweep"]
 SA_VARIED = {
     key: SA_CFG["vary"]["forms" if key == "form" else key] for key in SA_VARIED_KEYS
 }
-# jobs that can use a GPU ask for one unless the device is the CPU (under SLURM: --gpus)
-SA_GPU = 0 if SA_CFG["device"] == "cpu" else 1
-SA_RATE = SA_PLAN_FLOPS["cpu" if SA_GPU == 0 else "gpu"]
+# where the searches may run; the measured rates of the node's GPU when they may use one
+SA_DEVICE = SA_CFG["device"]
+SA_RATES = None if SA_DEVICE == "cpu" else gpu_rates()
 
 # the config's value named by a vary job's wildcard, with its type (it keys the random stream)
 sa_vary_value = lambda wc: {str(v): v for v in SA_VARIED[wc.varied]}[wc.value]
-
-
-# the jobs of the sweep-like sections: one per (n, k, chunk of trials), every n up to the n_max of
-# its k, trials split so that no job's runtime exceeds limits.job_hours
-SA_SWEEP_JOBS, SA_MASS_JOBS = (
-    sa_series_jobs(
-        SA_CFG, series, SA_RATE, plannable_seconds(config["limits"]["job_hours"])
-    )
-    for series in ("sweep", "mass")
+# a vary job's settings besides vary's own: the stage's values (vary's own eps_ratio, eps_zero
+# and R are the lists it sweeps) and the wildcard's
+SA_VARY = dict(
+    supplied=["varied"],
+    keys={key: f"{SA}.{key}" for key in ("R", "eps_ratio", "eps_zero")},
+    given={"value": sa_vary_value},
 )
-# (seconds, peak bytes) of a job of a sweep-like section: its trials first..last
-sa_job_cost = lambda series: lambda wc: sa_chunk_cost(
-    SA_CFG, series, int(wc.n), int(wc.k), int(wc.last) - int(wc.first) + 1, SA_RATE
+
+
+def sa_series_plan(series):
+    """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
+    section, one per (n, k, chunk of trials). Each point's trials go where all of them together
+    are placed (``placement``) and are split so that no job, its start included, is planned
+    there longer than node.job_minutes (nor its runtime over limits.job_hours)."""
+    jobs = {}
+    chunk_seconds = min(
+        60 * NODE["job_minutes"], plannable_seconds(config["limits"]["job_hours"])
+    )
+    for n, k, trials in sa_sweep_points(SA_CFG[series]):
+        cpu_s, _, gpu_s = sa_chunk_cost(SA_CFG, series, n, k, trials, SA_RATES)
+        on_gpu = placement(SA_DEVICE, cpu_s, gpu_s) != "cpu" and gpu_s is not None
+        # the job's start (trials = 0) on that device, and each trial's seconds after it
+        start = sa_chunk_cost(SA_CFG, series, n, k, 0, SA_RATES)[2 if on_gpu else 0]
+        total = gpu_s if on_gpu else cpu_s
+        chunks = sa_trial_chunks(
+            trials, (total - start) / trials, (chunk_seconds - start) / 3600
+        )
+        for first, last in chunks:
+            jobs[n, k, first, last] = sa_chunk_cost(
+                SA_CFG, series, n, k, last - first + 1, SA_RATES
+            )
+    return jobs
+
+
+SA_SWEEP_JOBS, SA_MASS_JOBS = (sa_series_plan(series) for series in ("sweep", "mass"))
+# (CPU seconds, peak bytes, GPU seconds) of a job of a sweep-like section
+sa_job_cost = lambda jobs: lambda wc: jobs[
+    int(wc.n), int(wc.k), int(wc.first), int(wc.last)
+]
+SA_SWEEP_RESOURCES, SA_MASS_RESOURCES = (
+    per_job(sa_job_cost(jobs), SA_DEVICE) for jobs in (SA_SWEEP_JOBS, SA_MASS_JOBS)
+)
+
+# the jl job's targets: the sweep's k at its n up to jl.n_max
+SA_JL = dict(
+    keys={"k": f"{SA}.sweep.k"},
+    given={"n": [n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]]},
+)
+# the heatmap example's target: module.example_kind at module.example_k
+SA_EXAMPLE = dict(
+    keys={"kind": f"{SA}.module.example_kind", "k": f"{SA}.module.example_k"}
 )
 
 SA_OPT = SA_CFG["optimised"]
 # the optimiser's settings, read when a job is sized or run
 sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
+# an upper plan in which every grid d fails after all its steps, on one CPU core (no GPU cost
+# model: device auto keeps it on a core, cuda puts it on the GPU)
+SA_OPTIMISED_PLAN = planned(
+    SA,
+    "cost.optimised_cost",
+    "optimised",
+    supplied=["k"],
+    given={"optimise": sa_optimise},
+    device=SA_DEVICE,
+)
 
 
 TABLES[SA] = {
@@ -94,7 +142,7 @@ FIGURES[SA] = {
     "d_min_vs_tolerances": plot("vary"),
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
-    "optimised_inputs": plot("optimised_inputs"),
+    "optimised_inputs": plot("optimised_inputs", verdict=True),
 }
 
 
@@ -114,14 +162,18 @@ rule sa_sweep:
         first=r"\d+",
         last=r"\d+",
     # the longest jobs start first, so that the cores finish together
-    priority: lambda wc: math.ceil(sa_job_cost("sweep")(wc)[0] / 60)
+    priority: lambda wc: math.ceil(sa_job_cost(SA_SWEEP_JOBS)(wc)[0] / 60)
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost("sweep")),
-        gpu=SA_GPU,
+        **SA_SWEEP_RESOURCES,
     params:
-        **job_params(SA, "searches.sweep_table", supplied=["n", "k", "first", "trials"]),
+        **job_params(
+            SA,
+            "searches.sweep_table",
+            supplied=["n", "k", "first", "trials"],
+            given={"device": job_device(SA_SWEEP_RESOURCES, SA_DEVICE)},
+        ),
     script:
         script_path(SA, "sweep")
 
@@ -141,15 +193,18 @@ rule sa_mass:
         k=r"\d+",
         first=r"\d+",
         last=r"\d+",
-    priority: lambda wc: math.ceil(sa_job_cost("mass")(wc)[0] / 60)
+    priority: lambda wc: math.ceil(sa_job_cost(SA_MASS_JOBS)(wc)[0] / 60)
     conda:
         ENV
     resources:
-        **per_job(sa_job_cost("mass")),
-        gpu=SA_GPU,
+        **SA_MASS_RESOURCES,
     params:
         **job_params(
-            SA, "searches.mass_table", "mass", supplied=["n", "k", "first", "trials"]
+            SA,
+            "searches.mass_table",
+            "mass",
+            supplied=["n", "k", "first", "trials"],
+            given={"device": job_device(SA_MASS_RESOURCES, SA_DEVICE)},
         ),
     script:
         script_path(SA, "mass")
@@ -170,15 +225,14 @@ rule sa_vary:
         value=r"[^/]+",
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.vary_cost", "vary", **SA_VARY),
     params:
         **job_params(
             SA,
             "searches.vary_table",
             "vary",
-            supplied=["varied"],
-            # the stage's values: vary's own eps_ratio, eps_zero and R are the lists it sweeps
-            keys={key: f"{SA}.{key}" for key in ("R", "eps_ratio", "eps_zero")},
-            given={"value": sa_vary_value},
+            **SA_VARY,
         ),
     script:
         script_path(SA, "vary")
@@ -198,6 +252,8 @@ rule sa_reference:
         f"{SA_BENCH}/reference.tsv"
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.reference_cost"),
     params:
         **job_params(
             SA,
@@ -226,13 +282,14 @@ rule sa_jl:
         f"{SA_BENCH}/jl.tsv"
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.jl_cost", "jl", **SA_JL),
     params:
         **job_params(
             SA,
             "searches.jl_table",
             "jl",
-            keys={"k": f"{SA}.sweep.k"},
-            given={"n": [n for n in SA_SWEEP["n"] if n <= SA_CFG["jl"]["n_max"]]},
+            **SA_JL,
         ),
     script:
         script_path(SA, "jl")
@@ -252,6 +309,8 @@ rule sa_error:
         k=r"\d+",
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.error_cost", "error", "search", supplied=["k"]),
     params:
         **job_params(SA, "searches.error_table", "error", "search", supplied=["k"]),
     script:
@@ -271,8 +330,7 @@ rule sa_module:
     conda:
         ENV
     resources:
-        # the n x n logits and the Las Vegas draw's factors
-        mem_mb=lambda wc: max(2000, 500 + 48 * SA_CFG["module"]["n"] ** 2 // 2**20),
+        **planned(SA, "cost.module_cost", "module"),
     params:
         **job_params(SA, "construction.module_table", "module"),
     script:
@@ -291,12 +349,14 @@ rule sa_example:
         f"{SA_BENCH}/example.tsv"
     conda:
         ENV
+    resources:
+        **planned(SA, "cost.example_cost", "module", **SA_EXAMPLE),
     params:
         **job_params(
             SA,
             "construction.example_table",
             "module",
-            keys={"kind": f"{SA}.module.example_kind", "k": f"{SA}.module.example_k"},
+            **SA_EXAMPLE,
         ),
     script:
         script_path(SA, "example")
@@ -317,22 +377,17 @@ rule sa_optimised:
     conda:
         ENV
     resources:
-        # an upper plan in which every grid d fails after all its steps, on one CPU core
-        **planned(
-            SA,
-            "cost.optimised_cost",
-            "optimised",
-            supplied=["k"],
-            given={"optimise": sa_optimise},
-        ),
-        gpu=SA_GPU,
+        **SA_OPTIMISED_PLAN,
     params:
         **job_params(
             SA,
             "optimised.optimised_table",
             "optimised",
             supplied=["k"],
-            given={"optimise": sa_optimise},
+            given={
+                "optimise": sa_optimise,
+                "device": job_device(SA_OPTIMISED_PLAN, SA_DEVICE),
+            },
         ),
     script:
         script_path(SA, "optimised")

@@ -14,9 +14,35 @@ TM_HEADS = TM_CFG["heads_rank"]
 TM_SIZES = [str(s) for s in TM_HEADS["head_sizes"]] + (
     ["d"] if TM_HEADS["full_rank"] else []
 )
-# jobs run torch on a GPU unless the device is the CPU: they then ask for one (resource gpu; under
+# jobs run torch on a GPU where `placement` puts them (device cuda: every job; auto: those the
+# GPU pays for, planned at the GPU's measured rates); they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
-TM_GPU = 0 if TM_CFG["device"] == "cpu" else 1
+TM_DEVICE = TM_CFG["device"]
+# each job's resources from its cost model (expressivity.experiments.trained_models.cost), its
+# device param from where they place it
+TM_MEMORIZE_PLAN = planned(
+    TM, "cost.memorization_cost", "memorization", device=TM_DEVICE
+)
+TM_HEADS_PLAN = planned(
+    TM,
+    "cost.heads_cost",
+    "heads_rank",
+    "memorization",
+    supplied=["heads"],
+    given={"head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)},
+    device=TM_DEVICE,
+)
+TM_WIDTH_PLAN = planned(
+    TM,
+    "cost.width_cost",
+    "width_search",
+    "memorization",
+    supplied=["N"],
+    device=TM_DEVICE,
+)
+TM_COPY_PLAN = planned(
+    TM, "cost.copy_cost", "copy", supplied=["depth"], device=TM_DEVICE
+)
 TABLES[TM] = {
     "memorization_curve": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
@@ -67,11 +93,14 @@ rule tm_memorize:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.memorization_cost", "memorization"),
-        gpu=TM_GPU,
+        **TM_MEMORIZE_PLAN,
     params:
         **job_params(
-            TM, "memorization.memorization_rows", "memorization", supplied=["arm"]
+            TM,
+            "memorization.memorization_rows",
+            "memorization",
+            supplied=["arm"],
+            given={"device": job_device(TM_MEMORIZE_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "memorize")
@@ -94,17 +123,7 @@ rule tm_heads:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(
-            TM,
-            "cost.heads_cost",
-            "heads_rank",
-            "memorization",
-            supplied=["heads"],
-            given={
-                "head_size": lambda wc: TM_MEM["d"] if wc.size == "d" else int(wc.size)
-            },
-        ),
-        gpu=TM_GPU,
+        **TM_HEADS_PLAN,
     params:
         # N and pairs of heads_rank, the rest of the memorization dataset and training
         **job_params(
@@ -113,6 +132,7 @@ rule tm_heads:
             "heads_rank",
             "memorization",
             supplied=["heads", "size"],
+            given={"device": job_device(TM_HEADS_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "heads")
@@ -134,12 +154,16 @@ rule tm_width:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.width_cost", "width_search", "memorization", supplied=["N"]),
-        gpu=TM_GPU,
+        **TM_WIDTH_PLAN,
     params:
         # the memorization dataset, the search's own training settings
         **job_params(
-            TM, "width.width_rows", "width_search", "memorization", supplied=["N"]
+            TM,
+            "width.width_rows",
+            "width_search",
+            "memorization",
+            supplied=["N"],
+            given={"device": job_device(TM_WIDTH_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "width")
@@ -162,10 +186,15 @@ rule tm_copy:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.copy_cost", "copy", supplied=["depth"]),
-        gpu=TM_GPU,
+        **TM_COPY_PLAN,
     params:
-        **job_params(TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"]),
+        **job_params(
+            TM,
+            "encoders.copy_rows",
+            "copy",
+            supplied=["pattern", "depth"],
+            given={"device": job_device(TM_COPY_PLAN, TM_DEVICE)},
+        ),
     script:
         script_path(TM, "copying")
 
@@ -211,6 +240,16 @@ TABLES[TM]["star_bottleneck"] = gathered(
 TABLES[TM]["hybrid"] = gathered(
     f"{TM_RES}/hybrid/{t}_{a}{kern}_k{k}.csv" for t, a, kern, k in TM_HYBRID_CELLS
 )
+TM_SPARSE_PLAN = planned(TM, "cost.copy_cost", "sparsity", "copy", device=TM_DEVICE)
+TM_STAR_PLAN = planned(
+    TM,
+    "cost.copy_cost",
+    "star_relay",
+    "copy",
+    supplied=["d_model", "n"],
+    device=TM_DEVICE,
+)
+TM_HYBRID_PLAN = planned(TM, "cost.hybrid_cost", "hybrid", device=TM_DEVICE)
 FIGURES[TM]["sparsity"] = plot("sparsity")
 FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
 FIGURES[TM]["hybrid"] = plot("hybrid")
@@ -234,8 +273,7 @@ rule tm_sparsity:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.copy_cost", "sparsity", "copy"),
-        gpu=TM_GPU,
+        **TM_SPARSE_PLAN,
     params:
         **job_params(
             TM,
@@ -243,6 +281,7 @@ rule tm_sparsity:
             "sparsity",
             "copy",
             supplied=["pattern", "configuration", "level"],
+            given={"device": job_device(TM_SPARSE_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "sparsity")
@@ -265,11 +304,15 @@ rule tm_star:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.copy_cost", "star_relay", "copy", supplied=["d_model", "n"]),
-        gpu=TM_GPU,
+        **TM_STAR_PLAN,
     params:
         **job_params(
-            TM, "papers.star_rows", "star_relay", "copy", supplied=["d_model", "n"]
+            TM,
+            "papers.star_rows",
+            "star_relay",
+            "copy",
+            supplied=["d_model", "n"],
+            given={"device": job_device(TM_STAR_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "star")
@@ -294,14 +337,14 @@ rule tm_hybrid:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "cost.hybrid_cost", "hybrid"),
-        gpu=TM_GPU,
+        **TM_HYBRID_PLAN,
     params:
         **job_params(
             TM,
             "papers.hybrid_rows",
             "hybrid",
             supplied=["task", "alternative", "kernel", "k"],
+            given={"device": job_device(TM_HYBRID_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "hybrid")
@@ -319,6 +362,13 @@ TABLES[TM]["capacity"] = gathered(
         N=TM_CAP["N"],
         a=TM_CAP["a"],
     )
+)
+TM_CAP_PLAN = planned(
+    TM,
+    "capacity.capacity_cost",
+    "capacity",
+    supplied=["arm", "N"],
+    device=TM_DEVICE,
 )
 FIGURES[TM]["capacity"] = plot("capacity")
 
@@ -341,11 +391,14 @@ rule tm_capacity:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **planned(TM, "capacity.capacity_cost", "capacity", supplied=["arm", "N"]),
-        gpu=TM_GPU,
+        **TM_CAP_PLAN,
     params:
         **job_params(
-            TM, "capacity.capacity_rows", "capacity", supplied=["arm", "N", "a"]
+            TM,
+            "capacity.capacity_rows",
+            "capacity",
+            supplied=["arm", "N", "a"],
+            given={"device": job_device(TM_CAP_PLAN, TM_DEVICE)},
         ),
     script:
         script_path(TM, "capacity")

@@ -38,10 +38,10 @@ FIGURES[UA] = {
     "lemma6_softmax": plot("lemma6_softmax", "lemma6"),
     "approximation_error": plot("approximation"),
     "approximation_depth": plot("approximation"),
-    "pattern_connections": plot("patterns"),
+    "pattern_connections": plot("patterns", verdict=True),
     "pattern_depth": plot("patterns"),
-    "polynomial_staircase": plot("polynomial_staircase"),
-    "polynomial_regression": plot("polynomial_regression"),
+    "polynomial_staircase": plot("polynomial_staircase", verdict=True),
+    "polynomial_regression": plot("polynomial_regression", verdict=True),
 }
 
 

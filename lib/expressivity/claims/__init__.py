@@ -51,6 +51,7 @@ import importlib
 import math
 import operator
 import pkgutil
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ STAGES = (
 )
 
 KINDS = ("finding", "demonstration", "check")
+
 BASES = ("mathematics", "measured spread", "convention")
 #: A claim's quantifier: a training claim's (``training_protocol.QUANTIFIERS``), "" for others.
 QUANTIFIERS = ("", *TRAINING_QUANTIFIERS)
@@ -80,6 +82,82 @@ REQUIRED_POWER = 0.8
 #: The fewest replicates a power simulation may use.
 MIN_REPLICATES = 200
 
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper whose statements claims check. ``key`` is its one canonical key (``make paper
+    PAPER=<key>``, the claims tables' ``papers`` column); ``cite`` is how a claim's ``paper`` names
+    it. ``read`` says which version and which parts our notes were made from (the full texts were
+    not available); ``seed`` the seed document it comes from (``shared/seeds/<seed>_*.txt``), empty
+    for a paper cited through one; ``notes`` our notes on its mathematics (``shared/papers/``)."""
+
+    key: str
+    cite: str
+    authors: tuple[str, ...]  # "Family, Given"
+    title: str
+    venue: str
+    year: int
+    arxiv: str  # the arXiv identifier, without version
+    read: str
+    url: str  # the page of the version published (proceedings, OpenReview), else the arXiv page
+    seed: str
+    notes: str
+
+
+#: The papers, in the order the report lists them (the stages' order).
+PAPERS = {p.key: p for p in (
+    Paper("kajitsuka2024", "Kajitsuka & Sato 2024", ("Kajitsuka, Tokio", "Sato, Issei"),
+          "Are Transformers with One Layer Self-Attention Using Low-Rank Weight Matrices Universal "
+          "Approximators?", "ICLR 2024", 2024, "2307.14023",
+          "arXiv v1 and v3 abstracts, the OpenReview page and official reviews",
+          "https://openreview.net/forum?id=nJnky5K944", "003", "kajitsuka_sato.md"),
+    Paper("zaheer2020", "Zaheer et al. 2020",
+          ("Zaheer, Manzil", "Guruganesh, Guru", "Dubey, Avinava", "Ainslie, Joshua",
+           "Alberti, Chris", "Ontanon, Santiago", "Pham, Philip", "Ravula, Anirudh",
+           "Wang, Qifan", "Yang, Li", "Ahmed, Amr"),
+          "Big Bird: Transformers for Longer Sequences", "NeurIPS 2020", 2020, "2007.14062",
+          "arXiv 2007.14062: Sec. 3.4 and App. C (Proposition 1, restated as Proposition 2)",
+          "https://arxiv.org/abs/2007.14062", "", "kajitsuka_sato.md"),
+    Paper("likhosherstov2021", "Likhosherstov, Choromanski & Weller 2021",
+          ("Likhosherstov, Valerii", "Choromanski, Krzysztof", "Weller, Adrian"),
+          "On the Expressive Power of Self-Attention Matrices", "AAAI 2023 (as \"On the Expressive "
+          "Flexibility of Self-Attention Matrices\")", 2021, "2106.03764",
+          "arXiv v1/v2 abstract and the AAAI 2023 first page",
+          "https://arxiv.org/abs/2106.03764", "000", "likhosherstov.md"),
+    Paper("yun2020a", "Yun et al. 2020a",
+          ("Yun, Chulhee", "Bhojanapalli, Srinadh", "Rawat, Ankit Singh", "Reddi, Sashank J.",
+           "Kumar, Sanjiv"),
+          "Are Transformers universal approximators of sequence-to-sequence functions?",
+          "ICLR 2020", 2020, "1912.10077", "arXiv abstract page; statements restated by later papers",
+          "https://openreview.net/forum?id=ByxRM0Ntvr", "", "yun_fang.md"),
+    Paper("yun2020b", "Yun et al. 2020b",
+          ("Yun, Chulhee", "Chang, Yin-Wen", "Bhojanapalli, Srinadh", "Rawat, Ankit Singh",
+           "Reddi, Sashank J.", "Kumar, Sanjiv"),
+          "O(n) Connections are Expressive Enough: Universal Approximability of Sparse Transformers",
+          "NeurIPS 2020", 2020, "2006.04862",
+          "arXiv abstract page, the NeurIPS 2020 abstract and reviews, quotes in secondary sources",
+          "https://proceedings.neurips.cc/paper/2020/hash/9ed27554c893b5bad850a422c3538c15-"
+          "Abstract.html", "001", "yun_fang.md"),
+    Paper("fang2022", "Fang et al. 2022",
+          ("Fang, Zhiying", "Ouyang, Yidong", "Zhou, Ding-Xuan", "Cheng, Guang"),
+          "Attention Enables Zero Approximation Error", "arXiv preprint", 2022, "2202.12166",
+          "arXiv v1 (the only version) and the ICLR 2023 submission's abstract and introduction "
+          "(OpenReview AV_bv4Ydcr9)", "https://arxiv.org/abs/2202.12166", "002", "yun_fang.md"),
+)}
+
+
+def paper_keys(paper: str) -> tuple[str, ...]:
+    """The keys of the papers a claim's ``paper`` names: their citations (``Paper.cite``),
+    separated by ``"; "`` (a joint claim counts for each)."""
+    cites = {p.cite: key for key, p in PAPERS.items()}
+    parts = [part.strip() for part in paper.split(";")]
+    unknown = [part for part in parts if part not in cites]
+    if unknown:
+        raise ValueError(f"paper {paper!r}: {', '.join(map(repr, unknown))} is no paper's citation; "
+                         f"name papers as {', '.join(map(repr, cites))}, separated by '; '")
+    return tuple(cites[part] for part in parts)
+
+
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     "<": operator.lt,
@@ -87,6 +165,8 @@ COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
     "==": operator.eq,
 }
+#: How each comparison reads in a figure or a report.
+OP_SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">", "==": "="}
 
 
 @dataclass(frozen=True)
@@ -144,7 +224,7 @@ class Power:
 @dataclass(frozen=True)
 class Claim:
     id: str
-    paper: str
+    paper: str  # its papers' citations (Paper.cite), "; "-separated
     where: str
     statement: str
     provenance: str
@@ -182,6 +262,15 @@ class Claim:
                              "simulates them (alternatives and power go together)")
         if self.power is not None and self.kind != "finding":
             raise ValueError(f"claim {self.id}: only a finding has a power simulation")
+        try:
+            paper_keys(self.paper)
+        except ValueError as err:
+            raise ValueError(f"claim {self.id}: {err}") from None
+
+    @property
+    def papers(self) -> tuple[str, ...]:
+        """The keys of its papers (``PAPERS``)."""
+        return paper_keys(self.paper)
 
     @property
     def statistical(self) -> bool:
@@ -226,6 +315,7 @@ class Claim:
             "stage": self.stage,
             "kind": self.kind,
             "paper": self.paper,
+            "papers": " ".join(self.papers),
             "where": self.where,
             "statement": self.statement,
             "metric": self.metric,
@@ -274,18 +364,31 @@ def stage_claims(stage: str) -> list[Claim]:
     return [c for c in registry() if c.stage == stage]
 
 
-def evaluate_stage(stage: str, tables: Mapping[str, pd.DataFrame],
-                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The claims table of one stage (one row per claim) and its power table (one row per
-    simulated alternative of each statistical finding: ``POWER_COLUMNS``)."""
+def paper_claims(paper: str) -> list[Claim]:
+    """The claims of one paper (a key of ``PAPERS``), joint ones included, in registry order."""
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; papers are {', '.join(PAPERS)}")
+    return [c for c in registry() if paper in c.papers]
+
+
+def evaluate_claims(claims: list[Claim], tables: Mapping[str, pd.DataFrame],
+                    seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The claims table of ``claims`` (one row each) and their power table (one row per simulated
+    alternative of each statistical finding: ``POWER_COLUMNS``)."""
     rows, power = [], []
-    for claim in stage_claims(stage):
+    for claim in claims:
         simulated = claim.simulate_power(tables, seed)
         rows.append(claim.judge(tables, seed, simulated))
         power += [{"claim": claim.id, "alternative": p.alternative, "replicates": p.replicates,
                    "rejected": p.rejected, "power": p.rate, "required": REQUIRED_POWER,
                    "design": p.design} for p in simulated]
     return pd.DataFrame(rows), pd.DataFrame(power, columns=POWER_COLUMNS)
+
+
+def evaluate_stage(stage: str, tables: Mapping[str, pd.DataFrame],
+                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``evaluate_claims`` of one stage's claims."""
+    return evaluate_claims(stage_claims(stage), tables, seed)
 
 
 #: Columns of ``results/claims/power.csv``.
@@ -308,6 +411,38 @@ def summary_line(claims_table: pd.DataFrame) -> str:
         parts.append(text)
     line = "; ".join(parts)
     return line[0].upper() + line[1:]
+
+
+def verdict(row) -> str:
+    """One claim (a row of a claims table) in words: ``"<name>: <metric> = <measured> <op>
+    <threshold>: <status>"``, the name without its stage."""
+    value = row["measured"]
+    measured = "–" if isinstance(value, float) and math.isnan(value) else f"{value:.3g}"
+    name = row["id"].split(".", 1)[-1]
+    return (f"{name}: {row['metric']} = {measured} {OP_SYMBOLS[row['op']]} "
+            f"{row['threshold']:g}: {row['status']}")
+
+
+def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = (),
+                  width: int = 110) -> list[str]:
+    """``verdict`` of every claim of ``claims`` (a stage's claims table, ``results/claims/
+    <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order, each wrapped
+    to ``width`` characters; only those called ``names`` (ids without the stage) when given."""
+    rows = claims[claims["figure"] == f"figures/{figure}.png"]
+    return ["\n".join(textwrap.wrap(verdict(row), width)) for _, row in rows.iterrows()
+            if not names or row["id"].split(".", 1)[-1] in names]
+
+
+def of_paper(claims_table: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """The rows of a claims table that belong to ``paper`` (its ``papers`` column names it)."""
+    return claims_table[claims_table["papers"].str.split().map(lambda keys: paper in keys)]
+
+
+def paper_summary(claims_table: pd.DataFrame, paper: str) -> str:
+    """``"Kajitsuka & Sato 2024 (30 claims): Findings: ..."``: ``summary_line`` of one paper's
+    rows of ``claims_table``."""
+    rows = of_paper(claims_table, paper)
+    return f"{PAPERS[paper].cite} ({len(rows)} claims): {summary_line(rows)}"
 
 
 #: One line per kind: what it means (the README and the report's front page say the same).
@@ -351,3 +486,17 @@ def markdown_table() -> str:
             lines.append("| " + " | ".join(s.replace("|", "\\|") for s in cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def references_markdown() -> str:
+    """The README's list of references: every paper (``PAPERS``) with its key, its claims and the
+    command that judges them alone, and which version and parts of it our notes were made from."""
+    lines = []
+    for key, p in PAPERS.items():
+        authors = ", ".join(" ".join(reversed(a.split(", ", 1))) for a in p.authors)
+        arxiv = f"https://arxiv.org/abs/{p.arxiv}"
+        published = "" if p.url == arxiv else f"; [published version]({p.url})"
+        lines.append(f"- **{p.cite}** (`{key}`): {authors}. *{p.title}*. {p.venue}. "
+                     f"arXiv [{p.arxiv}]({arxiv}){published}. Read: {p.read}. "
+                     f"{len(paper_claims(key))} claims: `make paper PAPER={key}`.")
+    return "\n".join(lines) + "\n"

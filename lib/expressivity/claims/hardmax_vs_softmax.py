@@ -13,7 +13,7 @@ from expressivity.trend_test import cochran_armitage
 KS = "Kajitsuka & Sato 2024"
 #: Replicates of the saturation claim's power simulation.
 SATURATION_REPLICATES = 2000
-BB = "Zaheer et al. 2020 (BigBird)"
+BB = "Zaheer et al. 2020"
 
 
 def _count(mask, what: str, precision: str = "float64") -> Measurement:

@@ -3,7 +3,6 @@ mass-calibrated, vary, JL and logit-error rows at the sizes of config/ci.yaml, a
 that times the same functions."""
 
 import logging
-import math
 import subprocess
 import sys
 
@@ -20,12 +19,9 @@ from cases import (
 
 from expressivity.experiments.sparse_approximation.searches import (
     error_table,
-    search_cost,
     sweep_table,
-    trial_chunks,
     vary_table,
 )
-from expressivity.random_projection import jl_dimension
 
 
 def test_sweep_rows_describe_each_trial(sweep):
@@ -47,14 +43,6 @@ def test_a_chunk_of_trials_equals_the_same_rows_of_the_whole(sweep):
     part = sweep_table(n=n, k=k, first=2, trials=2, **SA_SWEEP)
     whole = sweep[(sweep["n"] == n) & (sweep["k"] == k)].iloc[2:4].reset_index(drop=True)
     pd.testing.assert_frame_equal(part, whole)
-
-
-def test_trial_chunks_fit_the_job_limit():
-    assert trial_chunks(5, 10.0, 1.0) == [(0, 4)]
-    assert trial_chunks(5, 1500.0, 1.0) == [(0, 1), (2, 3), (4, 4)]
-    assert trial_chunks(3, 10 * 3600.0, 1.0) == [(0, 0), (1, 1), (2, 2)]  # one trial a job
-    with pytest.raises(ValueError):
-        trial_chunks(0, 1.0, 1.0)
 
 
 def test_mass_calibrated_rows_bound_the_mass_and_pair_with_the_sweep(mass, sweep):
@@ -93,15 +81,6 @@ def test_error_rows_follow_the_grid_up_to_the_jl_bound():
     # the Gaussian-maximum prediction is within a factor 2 of the measured maximum error
     ratio = df["max_logit_error"] / df["typical_max_error"]
     assert ratio.between(0.5, 2.0).all()
-
-
-def test_search_cost_is_the_cost_of_the_factors_and_two_passes():
-    s = {key: SA_SWEEP[key] for key in ("R", "eps_ratio", "eps_zero", "delta")}
-    fraction = SA_SWEEP["search"]["horizon_fraction"]
-    n, k, _ = SA_SWEEP_POINTS[0]
-    d_0 = fraction * jl_dimension(n, k, **s)
-    assert search_cost(n=n, k=k, horizon_fraction=fraction, **s) == (
-        math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0)
 
 
 def test_the_benchmark_runs_and_reports_every_ratio():

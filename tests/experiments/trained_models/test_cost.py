@@ -7,8 +7,8 @@ from expressivity.experiments.trained_models import cost
 
 
 def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
-    """The planner's (seconds, bytes) are upper bounds that grow with the work; every job of
-    config/paper.yaml stays under the SLURM profile's one-day cap."""
+    """The planner's (seconds, bytes) grow with the work; every job of config/paper.yaml stays
+    under the SLURM profile's one-day cap."""
     short = cost.copy_cost(depth=4, seeds=3, n=16, vocab=8, d_model=32, heads=2, lr=[0.003],
                            batch=32, budget=100, every=50, window=100, min_gain=0.01,
                            eval_size=256)

@@ -23,6 +23,6 @@ with figure() as (fig, ax):
     ax.set_xscale("log")
     ax.set_xlabel("softmax inverse temperature β (ticks: smallest working β per trial)")
     ax.set_ylabel("furthest vector found (%)")
-    ax.set_title("BigBird Prop. 1: one dense layer finds the furthest vector", fontsize=10)
+    ax.set_title("BigBird Prop. 1: furthest-vector accuracy of one dense layer", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -19,6 +19,6 @@ with figure() as (fig, ax):
     ax.set_ylim(lo, df["max"].max() + 0.5)
     ax.set_xlabel("inverse temperature β")
     ax.set_ylabel("boltz(βa)/β")
-    ax.set_title("Boltzmann operator tends to the max (hardmax limit)")
+    ax.set_title("Boltzmann operator against its hardmax limit, the max")
     ax.legend(fontsize=8)
     save(fig, snakemake.output.png, snakemake.output.pdf)

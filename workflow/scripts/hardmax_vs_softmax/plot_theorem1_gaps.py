@@ -59,6 +59,6 @@ with figure(1, 2, figsize=(11, 4.4)) as (fig, (ax, bx)):
     bx.set_ylabel("log10 softmax gap (certified)")
     bx.set_title("(b) the gap follows the interior weight (nonzero weights)", fontsize=9)
     bx.legend(fontsize=7, loc="upper left")
-    fig.suptitle("Theorem 1 pair (1,2,4,5)e vs (1,2.5,3.5,5)e: hardmax is blind, softmax sees "
-                 "until it saturates", fontsize=10)
+    fig.suptitle("Theorem 1 pair (1,2,4,5)e vs (1,2.5,3.5,5)e: output gaps of hardmax and softmax",
+                 fontsize=10)
     save(fig, snakemake.output.png, snakemake.output.pdf)

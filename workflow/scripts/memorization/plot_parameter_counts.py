@@ -5,6 +5,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
@@ -34,12 +35,8 @@ with figure(2, 2, figsize=(11, 6.5), gridspec_kw={"height_ratios": [1, 0.22]}) a
         g = g.drop_duplicates("N").sort_values("N")
         bits.plot(g["N"], g["label_bits"], color=colour[g_n], lw=3, alpha=0.4)
     params.set_title("parameters: ours (5d + 2nN) and orders of growth (constants 1)", fontsize=9)
-    slopes = (f"log-log slopes: parameters {df['slope_parameters'].min():.3f}-"
-              f"{df['slope_parameters'].max():.3f}; bits at lam = {df['mem_lam'].iloc[0]:g} "
-              f"{df['slope_bits_lam_mem'].min():.2f}-{df['slope_bits_lam_mem'].max():.2f}, "
-              f"at lam_theory {df['slope_bits_theory'].min():.2f}-"
-              f"{df['slope_bits_theory'].max():.2f}")
-    fig.suptitle(slopes, fontsize=8)
+    fig.suptitle("\n".join(verdict_lines(read_table(snakemake.input.claims),
+                                         "memorization/parameter_counts")), fontsize=8)
     bits.set_title("total bits = parameters x log2(10) x digits needed", fontsize=9)
     params.set_ylabel("parameters")
     bits.set_ylabel("bits")

@@ -43,9 +43,9 @@ with figure(figsize=(7.0, 5.2)) as (fig, ax):
     ax.set_ylabel("d / n")
     stars = ", ".join(f"k = {int(r['k'])}: {r['n_star']:.0f}" for _, r in cross.iterrows())
     below = df[df["d_jl"] < df["n"]]
-    jl_text = ("the JL bound stays above n at every n swept" if below.empty else
-               f"the JL bound falls below n from n = {int(below['n'].min())}")
-    ax.set_title(f"Median d_min falls below n at n* ({stars});\n{jl_text}", fontsize=9)
+    jl_text = ("JL bound above n at every n swept" if below.empty else
+               f"JL bound below n from n = {int(below['n'].min())}")
+    ax.set_title(f"Median d_min / n against n; d_min = n at n* ({stars});\n{jl_text}", fontsize=9)
     ax.set_ylim(bottom=bottom)
     ax.legend(fontsize=6, ncol=2, loc="upper right")
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -45,9 +45,7 @@ with figure(1, 4, figsize=(15, 3.9)) as (fig, axes):
     ax.set_title("query 0 on a log scale", fontsize=9)
     ax.legend(fontsize=6)
     mass = df.groupby("i")["row_off_mass"].first()
-    verdict = ("these rows meet both tolerances" if df["ok"].astype(bool).all()
-               else "these rows FAIL the tolerances")
-    fig.suptitle(f"{kind} target, n = {n}, k = {k}, d = {d} (d / n = {d / n:.2f}): {verdict}, "
-                 f"and hold {100 * mass.min():.1f}-{100 * mass.max():.1f}% of their attention off "
+    fig.suptitle(f"{kind} target, n = {n}, k = {k}, d = {d} (d / n = {d / n:.2f}): these rows "
+                 f"hold {100 * mass.min():.1f}-{100 * mass.max():.1f}% of their attention off "
                  f"the pattern (queries and keys 0..{w - 1} shown)", fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -41,6 +41,9 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
                 label=f"fit: slope {fit.slope:.2f} (95 % interval {lo:.2f} to {hi:.2f})")
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
+    ns = sorted(per_n["N"])
+    ax.set_xticks(ns, [str(n) for n in ns])
+    ax.minorticks_off()
     ax.set_xlabel("number of sequences N")
     ax.set_ylabel("FFN width (hidden units)")
     ax.set_title(f"FFN width needed to memorize: training ({df['seed_index'].nunique()} seeds, "

@@ -44,5 +44,5 @@ with figure(1, len(ds), figsize=(4.0 * len(ds) + 2.0, 4.0), sharey=True,
                + [Line2D([], [], color="0.8", lw=0.8, label="same δ, both routes")])
     axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                        fontsize=7)
-    fig.suptitle("Depth for equal δ: three layers against thousands", fontsize=10)
+    fig.suptitle("Error against depth at equal δ, per route", fontsize=10)
     save(fig, snakemake.output.png, snakemake.output.pdf)

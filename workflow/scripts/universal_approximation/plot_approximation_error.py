@@ -39,8 +39,9 @@ with figure(len(ds), 2, figsize=(9.5, 3.3 * len(ds) + 0.4), squeeze=False) as (f
             ax.set_yscale("log")
             ax.set_xlabel("grid spacing δ")
             ax.set_ylabel(f"Monte-Carlo L{p} error")
-            ax.set_title(f"d = {d}, n = {n}, L{p}: derived slope "
-                         f"{derived_slope('yun', d, p):g} (blue), 1 (others)", fontsize=8)
+            ax.set_title(f"d = {d}, n = {n}, L{p}", fontsize=8)
+            ax.text(0.02, 0.98, f"dotted, derived: {derived_slope('yun', d, p):g} (blue), 1 (others)",
+                    transform=ax.transAxes, ha="left", va="top", fontsize=7)
     handles = ([Line2D([], [], color=c, lw=1.5, label=label) for r, (label, c) in ROUTES.items()
                 if (df["route"] == r).any()]
                + [Line2D([], [], color="0.3", marker=mk, ls="none",

@@ -55,6 +55,6 @@ with figure(1, len(ds), figsize=(3.2 * len(ds) + 1.8, 4.0), sharex=True, sharey=
                          label="margin: half the smallest code gap")])
     axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                        fontsize=7)
-    fig.suptitle("Lemma 6 with softmax:\nthe codes stay separated from the derived temperature up",
+    fig.suptitle("Lemma 6 with softmax:\ndeviation from the hardmax codes against the temperature",
                  fontsize=10)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -43,7 +43,7 @@ with figure(1, 2, figsize=(11, 4.4)) as (fig, (left, right)):
     left.set_ylabel("s: layers until every token reaches every token")
     right.set_ylabel("connections summed over those s layers")
     left.set_title("(a) Assumption 1.3: depth s", fontsize=10)
-    right.set_title("(b) connections x layers: the window pays n^2", fontsize=10)
+    right.set_title("(b) connections x layers", fontsize=10)
     handles, labels = left.get_legend_handles_labels()
     more, more_labels = right.get_legend_handles_labels()
     right.legend(handles + more, labels + more_labels, fontsize=7, loc="upper left",

@@ -1,5 +1,6 @@
 """Figure: excess risk of the polynomial regression against the sample size."""
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
@@ -19,6 +20,9 @@ with figure(figsize=(7.2, 4.0)) as (fig, ax):
     ax.set_yscale("log")
     ax.set_xlabel("training samples N")
     ax.set_ylabel("test MSE − σ² (excess risk)")
-    ax.set_title("No approximation/sample trade-off when L ≥ degree")
+    verdicts = verdict_lines(read_table(snakemake.input.claims),
+                             "universal_approximation/polynomial_regression")
+    fig.suptitle("\n".join(["Fixed attention blocks: excess risk of polynomial regression", *verdicts]),
+                 fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)

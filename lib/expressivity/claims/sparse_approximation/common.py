@@ -9,7 +9,7 @@ import pandas as pd
 from expressivity.claims import Measurement, not_evaluated
 from expressivity.growth_models import QUANTITIES, usable
 
-LCW = "Likhosherstov, Choromanski & Weller 2021 (AAAI 2023)"
+LCW = "Likhosherstov, Choromanski & Weller 2021"
 PROV = ("statement: abstract [V] and Fig. 2 caption [V2]; precision definition, B, construction "
         "scaling and the bound (*): our reconstruction [R]; measurements ours [D]")
 PER_ENTRY, MASS = "per-entry", "mass-calibrated"

@@ -1,9 +1,9 @@
 """What the universal-approximation claims share: the papers and the provenance of their
 constructions (most are reconstructed: see shared/papers/yun_fang.md)."""
 
-YA = "Yun et al. 2020a (ICLR)"
-YB = "Yun et al. 2020b (NeurIPS)"
-FANG = "Fang et al. 2022 (arXiv 2202.12166)"
+YA = "Yun et al. 2020a"
+YB = "Yun et al. 2020b"
+FANG = "Fang et al. 2022"
 KS = "Kajitsuka & Sato 2024"
 
 L6_PROV = ("statement (transformers compute contextual mappings) verified from the abstract; "

@@ -117,14 +117,19 @@ def bigbird_table(*, seed: int, n: int, trials: int, beta_min: float, beta_max: 
     return rows
 
 
+#: CPU seconds to start the job (interpreter, numpy), for planning.
+START_SECONDS = 0.7
+
+
 def bigbird_cost(*, n: int, trials: int, n_betas: int) -> tuple[float, int]:
     """``(CPU seconds, peak bytes)`` of the job at ``n``, for planning resources.
 
     One softmax evaluation costs about ``8 n^2 d`` flops (scores, weights times values, nearest
     vectors) and the bounds and the reference together about as much as two more; ``evaluations
-    + 2`` per trial at 6 GFLOP/s (measured here on one thread: about
-    12 GFLOP/s, 0.07 s per evaluation at n = 1024), doubled for slower nodes.
+    + 2`` per trial at 12 GFLOP/s (measured here on one thread, 0.07 s per evaluation at n =
+    1024), after the job's start (interpreter, numpy). A prediction: the cluster's margin is
+    added by the workflow (``job_resources``).
     Memory: a few ``n x n`` arrays of the softmax and the ``2^24``-double blocks of the bounds."""
     d = dimension(n)
-    seconds = trials * (evaluations(n_betas) + 2) * 8 * n * n * d / 6e9
-    return 2 * seconds, 400 * 2**20 + 6 * 8 * n * n + 3 * 8 * 2**24
+    seconds = START_SECONDS + trials * (evaluations(n_betas) + 2) * 8 * n * n * d / 12e9
+    return seconds, 400 * 2**20 + 6 * 8 * n * n + 3 * 8 * 2**24

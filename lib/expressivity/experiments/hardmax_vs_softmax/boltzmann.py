@@ -81,12 +81,12 @@ def chunk_cost(*, n_chunks: int, n_vectors: int, size_max: int, scale_max: float
     Measured here (2 cores shared, 2026-11): about 1 ms per vector of length 64 in float64 plus
     a length-proportional part; about a fifth of the vectors need ball arithmetic, whose cost
     grows with the digits (up to ``2 (arb_dps + spread / ln 10)``, the spread of a vector of scale
-    ``scale_max`` about ``6 scale_max`` nats). Doubled for slower nodes. Memory: the rows and the
-    interpreter."""
+    ``scale_max`` about ``6 scale_max`` nats). A prediction: the cluster's margin is added by the
+    workflow (``job_resources``). Memory: the rows and the interpreter."""
     per_chunk = -(-n_vectors // n_chunks)
     digits = 2 * (arb_dps + 6 * scale_max / math.log(10))
     per_vector = 1.0e-3 + 4.0e-6 * size_max + 1.0e-9 * size_max * digits
-    return 2 * per_chunk * per_vector, 300 * 2**20 + 400 * per_chunk
+    return per_chunk * per_vector, 300 * 2**20 + 400 * per_chunk
 
 
 def limit_curves(*, seed: int, example_betas: int,

@@ -17,9 +17,12 @@ import numpy as np
 import pandas as pd
 
 from expressivity.approximation_check import check_tolerances
-from expressivity.d_min_search import search_d_min
-from expressivity.experiments.sparse_approximation.cost import OPTIMISE_KEYS
-from expressivity.experiments.sparse_approximation.searches import SEARCH_KEYS, sweep_target
+from expressivity.d_min_search import host_factors, search_d_min
+from expressivity.experiments.sparse_approximation.searches import (
+    OPTIMISE_KEYS,
+    SEARCH_KEYS,
+    sweep_target,
+)
 from expressivity.joblog import Progress
 from expressivity.norm_bounds import circle_check, lower_bound
 from expressivity.one_pass_search import SearchResult
@@ -76,7 +79,7 @@ def optimised_record(target: SparseTarget, rng: np.random.Generator, *, R: float
     if math.isnan(res.d_min):  # no radius to bound the inputs by: every other column missing
         return {**row, **dict.fromkeys(RECORD_COLUMNS, math.nan), "opt_found": False,
                 "precision": "no random d_min", **circle}
-    r_q, r_k = construction_radii(*res.factors, int(res.d_min))
+    r_q, r_k = construction_radii(*host_factors(res), int(res.d_min))
     scan = smallest_d(target, radius_q=r_q, radius_k=r_k, eps_ratio=eps_ratio,
                       eps_zero=eps_zero, rng=rng, device=device, progress=progress,
                       **{key: optimise[key] for key in OPTIMISE_KEYS})

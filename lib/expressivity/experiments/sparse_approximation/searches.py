@@ -3,7 +3,7 @@ varied one at a time; the construction at the JL bound; the logit error against 
 
 The mathematics is in ``sparse_target``, ``approximation_check``, ``fixed_module``,
 ``random_projection``, ``one_pass_search`` (``torch_search`` on a GPU) and ``attention_mass``; the
-rules call ``search_cost`` to plan resources.
+rules plan the jobs with ``cost`` (seconds, memory, device, trials split into jobs).
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ import pandas as pd
 
 from expressivity.approximation_check import logit_values
 from expressivity.attention_mass import (
-    factor_mass,
     logit_target_mass,
     mass_calibrated_eps_zero,
     sample_rows,
 )
-from expressivity.d_min_search import search_d_min
+from expressivity.d_min_search import factor_mass_at, search_d_min
 from expressivity.fixed_module import coupled_factors, las_vegas
 from expressivity.joblog import Progress
 from expressivity.one_pass_search import d_grid, one_pass_search
@@ -38,6 +37,9 @@ from expressivity.sparse_target import SparseTarget, make_target
 #: Settings of the d grid and the horizon (the config's ``search`` section).
 SEARCH_KEYS = ("d_start", "resolution", "min_step", "horizon_fraction", "horizon_factor",
                "max_extensions", "block")
+#: Settings of the optimised-inputs scan (the config's ``optimised`` section, but n, k and trials).
+OPTIMISE_KEYS = ("restarts", "d_start", "d_max", "resolution", "steps", "patience",
+                 "check_every", "lr", "margin")
 #: The settings ``vary_table`` varies, one at a time, around the config's (form "row").
 VARIED = ("eps_ratio", "eps_zero", "R", "form")
 
@@ -59,7 +61,9 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     d_stable the row holds the parameter-free prediction ``d_pred`` (``typical_dimension``: the d
     at which the median maximum of the n^2 Gaussian logit errors is eps_ratio / 2) and the
     attention's off-support mass and row total variation at d_min (``attention_mass``) over
-    ``mass_rows`` rows spread over the sequence (all rows when n <= mass_rows).
+    ``mass_rows`` rows spread over the sequence (all rows when n <= mass_rows). The same rows are
+    checked at every grid point of the search: ``row_d_min_median`` is the median over them of
+    each row's own d (the grid d after its last failure), the same on the CPU and a GPU.
     """
     missing = [key for key in SEARCH_KEYS if key not in search]
     if missing:
@@ -67,18 +71,18 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     n, k = target.n, target.k
     d_jl = jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
     d_max = max(search["d_start"], math.ceil(search["horizon_fraction"] * d_jl))
+    rows = sample_rows(n, mass_rows)
     res = search_d_min(target, rng, eps_ratio, eps_zero, d_max, d_start=search["d_start"],
                        resolution=search["resolution"], min_step=search["min_step"],
                        horizon_factor=search["horizon_factor"],
                        max_extensions=search["max_extensions"], form=form,
-                       block=search["block"], device=device, progress=progress)
+                       block=search["block"], device=device, tracked=rows, progress=progress)
     d_min, d_stable = res.d_min, res.d_stable
     B = logit_values(target, eps_ratio, eps_zero)
     d_pred = typical_dimension(row_norms(target, B), n, eps_ratio)
-    rows = sample_rows(n, mass_rows)
     off, tv = (np.full(1, np.nan),) * 2
     if not math.isnan(d_min):
-        off, tv = factor_mass(target, *res.factors, int(d_min), rows, search["block"])
+        off, tv = factor_mass_at(target, res, int(d_min), rows, search["block"])
     return {
         "n": n, "k": k, "form": form, "R": R, "R_actual": target.ratio,
         "eps_ratio": eps_ratio, "eps_zero": eps_zero, "delta": delta,
@@ -102,59 +106,6 @@ def trial_record(target: SparseTarget, rng: np.random.Generator, *, R: float, ep
     }
 
 
-#: Sustained flop rates of the search used to PLAN jobs (runtime, chunks): one CPU core (dgemm in
-#: place and the per-grid-point checks; about 30 GFLOP/s measured here, 20 leaves room for slower
-#: nodes) and one GPU in float64 (a prototype measured 17.6 TFLOP/s effective on an H100).
-PLAN_FLOPS = {"cpu": 2.0e10, "gpu": 5.0e12}
-
-
-def search_cost(*, n: int, k: int, R: float, eps_ratio: float, eps_zero: float, delta: float,
-                horizon_fraction: float) -> tuple[int, float]:
-    """Peak bytes and flops of one ``trial_record`` whose horizon is extended once (x1.5): the
-    factors hold ``2 n d_max`` doubles, and the passes at d_0 and 1.5 d_0 cost ``2 n^2 d`` each,
-    with ``d_0 = horizon_fraction * d_JL``. For planning cluster resources."""
-    d_0 = horizon_fraction * jl_dimension(n, k, R, eps_ratio, eps_zero, delta)
-    return math.ceil(16 * n * 1.5 * d_0), 2.0 * n * n * 2.5 * d_0
-
-
-#: Bytes a search job holds besides its factors (Python, numpy, the tables), for planning.
-JOB_BASE_BYTES = 500 * 2**20
-
-
-def series_trial_cost(cfg: dict, series: str, n: int, k: int) -> tuple[int, float]:
-    """Peak bytes and flops of one trial at (n, k) of the sweep-like section ``series`` of the
-    stage's config ``cfg``: ``sweep`` searches at ``eps_zero``, ``mass`` at ``mass.eps / n``, each
-    from its own first horizon (``search_cost``)."""
-    if series == "sweep":
-        eps_zero, fraction = cfg["eps_zero"], cfg["search"]["horizon_fraction"]
-    elif series == "mass":
-        eps_zero, fraction = cfg["mass"]["eps"] / n, cfg["mass"]["horizon_fraction"]
-    else:
-        raise ValueError(f"unknown series {series!r}; use sweep or mass")
-    return search_cost(n=n, k=k, R=cfg["R"], eps_ratio=cfg["eps_ratio"], eps_zero=eps_zero,
-                       delta=cfg["delta"], horizon_fraction=fraction)
-
-
-def series_jobs(cfg: dict, series: str, flops_per_second: float,
-                job_seconds: float) -> list[tuple[int, int, int, int]]:
-    """``(n, k, first, last)`` of every job of a sweep-like section: each point of
-    ``sweep_points`` with its trials split (``trial_chunks``) so that no job is planned longer than
-    ``job_seconds`` at ``flops_per_second``."""
-    jobs = []
-    for n, k, trials in sweep_points(cfg[series]):
-        seconds = series_trial_cost(cfg, series, n, k)[1] / flops_per_second
-        jobs += [(n, k, first, last)
-                 for first, last in trial_chunks(trials, seconds, job_seconds / 3600)]
-    return jobs
-
-
-def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
-               flops_per_second: float) -> tuple[float, int]:
-    """CPU seconds and peak bytes of a job of ``trials`` trials at (n, k) of ``series``."""
-    nbytes, flops = series_trial_cost(cfg, series, n, k)
-    return trials * flops / flops_per_second, nbytes + JOB_BASE_BYTES
-
-
 def sweep_points(section: dict) -> list[tuple[int, int, int]]:
     """``(n, k, trials)`` of a sweep-like config section (``sweep``, ``mass``): every n up to the
     ``n_max`` of its k (every n when ``n_max`` is empty), with ``trials`` trials, but at the
@@ -165,18 +116,6 @@ def sweep_points(section: dict) -> list[tuple[int, int, int]]:
     trials = [section["trials"]] * (len(ns) - len(tail)) + list(tail)
     return [(n, k, t) for k, top in zip(section["k"], n_max, strict=True)
             for n, t in zip(ns, trials, strict=True) if n <= top]
-
-
-def trial_chunks(trials: int, trial_seconds: float, job_hours: float) -> list[tuple[int, int]]:
-    """Split trials 0..trials-1 into consecutive chunks ``(first, last)`` (inclusive) of equal
-    size, as few as keep each chunk's planned time ``count * trial_seconds`` within
-    ``job_hours`` (a single trial longer than that is a chunk of its own)."""
-    if trials < 1 or not trial_seconds >= 0 or not job_hours > 0:
-        raise ValueError(f"need trials >= 1, trial_seconds >= 0, job_hours > 0; got {trials}, "
-                         f"{trial_seconds}, {job_hours}")
-    size = max(1, min(trials, math.floor(job_hours * 3600 / trial_seconds)
-                      if trial_seconds > 0 else trials))
-    return [(first, min(trials, first + size) - 1) for first in range(0, trials, size)]
 
 
 def sweep_target(*, seed: int, target: str, n: int, k: int, R: float,

@@ -1,10 +1,8 @@
 """The predicted cost of each trained-models job: ``(seconds, peak bytes)`` on one CPU thread.
 
 A training step costs a fixed overhead (Python and torch dispatch, Adam) plus a part proportional
-to the arithmetic of the model, and every job runs at most ``budget`` steps per learning rate
-(early stopping only shortens it, so these are upper bounds for the planner). The constants were
-measured on the development machine (``benchmarks/trained_models.py`` prints the current steps per
-second) and carry the 50 % margin of the workflow's ``job_resources``:
+to the arithmetic of the model; a job runs at most ``budget`` steps per learning rate, and its
+seeds (side by side) stop together when the last one reaches the target or a plateau:
 
 - memorization (full batch, the seeds side by side): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)``
   seconds per epoch for ``R`` seeds, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``,
@@ -13,7 +11,20 @@ second) and carry the 50 % margin of the workflow's ``job_resources``:
   2 n d))`` seconds per step for ``L`` layers, ``R`` seeds, batch ``B``, length ``n``, width ``d``
   (forward and backward: 3 passes), plus one held-out evaluation every ``every`` steps.
 
+When a run stops is not known before it runs: the prediction counts ``BUDGET_USED`` of the budget,
+the share of it the jobs of each kind used on the default run (the cells' longest runs over their
+budgets, from ``benchmarks/records/`` and the run's tables: single cells used 1 % to 100 %; a kind
+not yet measured counts its whole budget). At a
+larger budget (``config/paper.yaml``) a cell that reaches its target stops after as many steps as
+before, so the prediction is then on the high side. The per-step constants were fitted to the same
+records (``benchmarks/trained_models.py`` prints the current steps per second).
+
 Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for the backward pass.
+
+On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
+a measured constant per encoder layer or per memorization epoch, after the GPU job's start
+(``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function returns
+``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
 """
 
 from __future__ import annotations
@@ -23,12 +34,17 @@ from collections.abc import Sequence
 
 #: Resident size of a Python process with torch imported (measured: about 360 MB).
 BASE_BYTES = 450 * 2**20
-#: Seconds to start a job (interpreter, torch import, dataset).
-START_SECONDS = 5.0
+#: CPU seconds to start a job (interpreter, torch import, dataset).
+START_SECONDS = 3.5
 #: Memorization: overhead per full-batch epoch (s) and per token x hidden unit x seed (s).
-MEM_STEP, MEM_FLOP = 4e-3, 2e-8
+MEM_STEP, MEM_FLOP = 3e-3, 1.5e-8
 #: Encoders: overhead per layer and step (s) and per multiply-add (s).
-ENC_STEP, ENC_FLOP = 3e-3, 2.5e-10
+ENC_STEP, ENC_FLOP = 2.25e-3, 1.9e-10
+#: The share of its budget a job of each kind used on the default run (mean over its jobs).
+#: The copying task's sparsity sweep and STAR relay plan as "copy"; "hybrid" is not yet measured
+#: (the whole budget); "capacity" (``capacity.capacity_cost``) from the default run's table.
+BUDGET_USED = {"memorization": 0.24, "heads": 0.15, "width": 0.24, "copy": 0.15, "hybrid": 1.0,
+               "capacity": 0.68}
 
 
 def _grid(lr) -> int:
@@ -41,64 +57,82 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int,
                                              * (width + mixing))
 
 
+def planned_seconds(kind: str, steps_seconds: float, rates: dict | None, steps: float,
+             step: str) -> tuple[float, float | None]:
+    """``(CPU seconds, GPU seconds)`` of a job of ``kind`` whose every budgeted step together
+    takes ``steps_seconds`` on a core, or ``steps`` launch-bound steps of kind ``step`` on the GPU:
+    the share ``BUDGET_USED[kind]`` of them, after the job's start."""
+    used = BUDGET_USED[kind]
+    gpu = None if rates is None else rates["gpu_job_start_s"] + used * steps * rates[step]
+    return START_SECONDS + used * steps_seconds, gpu
+
+
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,
-                      width: int, lr, budget: int, window: int, min_gain: float,
-                      every: int) -> tuple[float, int]:
+                      width: int, lr, budget: int, window: int, min_gain: float, every: int,
+                      rates: dict | None = None) -> tuple[float, int, float | None]:
     """One memorization arm: the seeds side by side for every learning rate."""
-    del vocab_size, n_classes, window, min_gain  # no change to the (budget-bound) cost
-    seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
-                                                    mixing=n + d, epochs=budget + 1, every=every)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n)
+    del vocab_size, n_classes, window, min_gain  # no noticeable change to the cost
+    seconds, gpu = planned_seconds("memorization", _grid(lr) * _memorize(
+        seeds=seeds, tokens=N * n, width=width, mixing=n + d, epochs=budget + 1, every=every), rates,
+        _grid(lr) * (budget + 1), "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n), gpu
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
                n_classes: int, N: int, width: int, lr, budget: int, window: int,
-               min_gain: float, every: int) -> tuple[float, int]:
+               min_gain: float, every: int,
+               rates: dict | None = None) -> tuple[float, int, float | None]:
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes, window, min_gain
     mixing = heads * (head_size * (n + 2 * d) + n)
-    seconds = START_SECONDS + _grid(lr) * _memorize(seeds=seeds, tokens=N * n, width=width,
-                                                    mixing=mixing, epochs=budget + 1, every=every)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing)
+    seconds, gpu = planned_seconds("heads", _grid(lr) * _memorize(
+        seeds=seeds, tokens=N * n, width=width, mixing=mixing, epochs=budget + 1, every=every), rates,
+        _grid(lr) * (budget + 1), "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing), gpu
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,
                widths: Sequence[int], lr, budget: int, window: int, min_gain: float,
-               every: int) -> tuple[float, int]:
+               every: int, rates: dict | None = None) -> tuple[float, int, float | None]:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""
     del vocab_size, n_classes, window, min_gain
     cells = sorted(widths)[-len(widths).bit_length():]
-    seconds = START_SECONDS + _grid(lr) * sum(
+    seconds, gpu = planned_seconds("width", _grid(lr) * sum(
         _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
                   every=every)
-        for q in cells)
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n)
+        for q in cells), rates, _grid(lr) * len(cells) * (budget + 1), "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n), gpu
 
 
-def _encoder(*, seeds: int, layers: int, n: int, d_model: int, lr, batch: int, budget: int,
-             every: int, eval_size: int) -> tuple[float, int]:
+def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, batch: int,
+             budget: int, every: int, eval_size: int,
+             rates: dict | None) -> tuple[float, int, float | None]:
     flops = n * (6 * d_model**2 + 2 * n * d_model)
     step = layers * (ENC_STEP + ENC_FLOP * 3 * seeds * batch * flops)
     evaluate = layers * (ENC_STEP + ENC_FLOP * seeds * eval_size * flops)
-    seconds = START_SECONDS + _grid(lr) * (budget * step + math.ceil(budget / every) * evaluate)
+    evaluations = math.ceil(budget / every)
+    # an evaluation is a forward pass: about a third of a step's launches on a GPU
+    seconds, gpu = planned_seconds(kind, _grid(lr) * (budget * step + evaluations * evaluate), rates,
+                            _grid(lr) * layers * (budget + evaluations / 3),
+                            "encoder_layer_step_s")
     peak = BASE_BYTES + 4 * 24 * layers * seeds * max(batch, eval_size) * n * (d_model + n)
-    return seconds, peak
+    return seconds, peak, gpu
 
 
 def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
-              batch: int, budget: int, every: int, window: int, min_gain: float,
-              eval_size: int) -> tuple[float, int]:
+              batch: int, budget: int, every: int, window: int, min_gain: float, eval_size: int,
+              rates: dict | None = None) -> tuple[float, int, float | None]:
     """One (pattern, depth) cell of the copying task."""
     del vocab, heads, window, min_gain
-    return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
-                    budget=budget, every=every, eval_size=eval_size)
+    return _encoder("copy", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
+                    budget=budget, every=every, eval_size=eval_size, rates=rates)
 
 
 def hybrid_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
                 budget: int, every: int, window: int, min_gain: float, eval_size: int,
-                depth: int) -> tuple[float, int]:
+                depth: int, rates: dict | None = None) -> tuple[float, int, float | None]:
     """One hybrid of Yun et al. 2020a (attention counted for every layer: an upper bound)."""
     del vocab, heads, window, min_gain
-    return _encoder(seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
-                    budget=budget, every=every, eval_size=eval_size)
+    return _encoder("hybrid", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr,
+                    batch=batch, budget=budget, every=every, eval_size=eval_size, rates=rates)

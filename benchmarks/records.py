@@ -1,0 +1,247 @@
+"""The committed record of the times and counts the README quotes: ``benchmarks/records.csv``.
+
+One row per measured quantity: ``key, value, unit, measured`` (the date), ``machine``, ``source``
+(the command that measured it). Writers, each replacing the rows of the keys it measures:
+
+- ``make bench`` (``benchmarks/workflow.py``): each stage's wall time from clean, peak memory;
+- ``make record`` (``record-run``): after a full default ``make`` in the checkout, the run's
+  summary line and each stage's compute time and largest job, from the run's own records
+  (``results/run/summary.json``, ``results/benchmarks/``);
+- ``make bench-clone`` (``benchmarks/fresh_clone.py``): a fresh clone's ``make`` (virtual
+  environment and workflow apart), a ``make`` with nothing to do, and ``make test``, plus what
+  ``record-run`` and ``record-install`` (what the install fetched) record, from that clone.
+
+README.md never types these numbers: each sits between ``<!-- record:KEY -->`` and
+``<!-- /record -->`` (the per-stage table between ``<!-- record-table:stages -->`` and
+``<!-- /record-table -->``), filled from the record by ``readme --write`` (``make readme``); a
+test fails when the README and the record disagree. The default run's summary line, at the top of
+the README (``<!-- expected-summary -->``), is the recorded one with the findings it failed, and
+says so when the claims have changed since it was recorded (the record keeps a fingerprint of the
+claims the run judged: their ids and kinds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+sys.path.insert(0, str(ROOT / "workflow"))
+from expressivity.claims import KINDS, STAGES, registry  # noqa: E402
+from last_line import not_a_full_run, read_record  # noqa: E402
+
+RECORDS = ROOT / "benchmarks" / "records.csv"
+README = ROOT / "README.md"
+COLUMNS = ["key", "value", "unit", "measured", "machine", "source"]
+DEFAULT_CONFIG = "config/config.yaml"
+
+MARK = re.compile(r"<!-- record:([\w.]+)(?:@(measured|machine|source))? -->(.*?)<!-- /record -->", re.S)
+TABLE = re.compile(r"(<!-- record-table:(\w+) -->\n)(.*?)(<!-- /record-table -->)", re.S)
+SUMMARY = re.compile(r"(<!-- expected-summary -->\n)(.*?)(<!-- /expected-summary -->)", re.S)
+
+
+def machine() -> str:
+    """The CPU model and the number of CPUs this process may use."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {len(os.sched_getaffinity(0))} CPUs"
+
+
+def read(path: Path = RECORDS) -> pd.DataFrame:
+    """The record, values as text (a value is a number or a line of text)."""
+    if not path.is_file():
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def update(rows: dict[str, tuple[object, str]], source: str, path: Path = RECORDS,
+           when: str | None = None, where: str | None = None) -> pd.DataFrame:
+    """Replace (or add) the rows of ``rows`` ({key: (value, unit)}), measured by ``source`` today
+    on this machine (or ``when``, ``where``); the other rows stay. Written sorted by key,
+    atomically."""
+    old = read(path)
+    when, where = when or date.today().isoformat(), where or machine()
+    new = pd.DataFrame([{"key": k, "value": str(v), "unit": unit, "measured": when, "machine": where,
+                         "source": source} for k, (v, unit) in rows.items()], columns=COLUMNS)
+    table = pd.concat([old[~old["key"].isin(rows)], new]).sort_values("key", kind="stable")
+    tmp = path.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, lineterminator="\n")
+    tmp.replace(path)
+    return table
+
+
+def shown(value: str, unit: str) -> str:
+    """A recorded value as the README prints it: seconds as ``8 min 51 s`` (or ``2.8 s``),
+    counts with thousands separators, megabytes rounded, text as it is."""
+    if unit == "s":
+        seconds = float(value)
+        if seconds < 60:
+            return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest} s"
+    if unit == "count":
+        return f"{int(float(value)):,}"
+    if unit == "MB":
+        return f"{float(value):,.0f} MB"
+    return value
+
+
+def stage_table(records: pd.DataFrame, stages: list[str]) -> str:
+    """The README's table of each stage's compute time in the default run."""
+    value = dict(zip(records["key"], zip(records["value"], records["unit"], strict=True), strict=True))
+    lines = ["| stage | wall time of its compute jobs (summed) | largest job |", "|---|---|---|"]
+    for stage in stages:
+        total, largest = value[f"run.{stage}.compute_s"], value[f"run.{stage}.largest_job_s"]
+        lines.append(f"| `{stage}` | {shown(*total)} | {shown(*largest)} "
+                     f"({value[f'run.{stage}.largest_job'][0]}) |")
+    return "\n".join(lines) + "\n"
+
+
+def fingerprint(claims: list[tuple[str, str]]) -> str:
+    """A short sha256 of the claims' ``(id, kind)`` pairs, in order: what a summary line counts."""
+    return hashlib.sha256("\n".join(f"{i} {k}" for i, k in claims).encode()).hexdigest()[:16]
+
+
+def expected_summary(records: pd.DataFrame, claims: list[tuple[str, str]]) -> str:
+    """The README's expected last line: the recorded default run's summary line (quoted) and the
+    findings it failed, with when and where it was measured; when the claims (``(id, kind)`` of
+    the registry now) differ from those the run judged, a sentence that says so instead."""
+    rows = records.set_index("key")
+    counts = Counter(kind for _, kind in claims)
+    now = ", ".join(f"{counts[k]} {k}s" for k in KINDS)
+    if "run.summary" not in rows.index:
+        return (f"No default run of the current claims ({now}) is recorded yet: after `make`, "
+                "`make record` writes its last line here.\n")
+    run = rows.loc["run.summary"]
+    failed = rows.loc["run.failed_findings", "value"] if "run.failed_findings" in rows.index else ""
+    line = f"> {run['value']}\n\n"
+    if rows.loc["run.claims", "value"] != fingerprint(claims):
+        return (line + f"This is the line of a default run recorded on {run['measured']}, before the "
+                f"claims last changed (they are now {now}): after `make`, `make record` updates "
+                "it.\n")
+    failed = (f"The findings it fails: {', '.join(f'`{i}`' for i in failed.split())}. "
+              if failed else "It fails no finding. ")
+    return (line + failed + f"(Recorded on {run['measured']}, {run['machine']}, by `{run['source']}`; "
+            "a test checks that it counts the claims the registry holds now.)\n")
+
+
+def filled(text: str, records: pd.DataFrame, stages: list[str],
+           claims: list[tuple[str, str]]) -> str:
+    """``text`` with every record marker filled from ``records``: ``<!-- record:KEY -->`` the
+    value, ``<!-- record:KEY@measured -->`` (or ``@machine``, ``@source``) that column, the
+    per-stage table, and the expected summary line against ``claims`` (the registry's ``(id,
+    kind)``); a key the record lacks is an error naming it."""
+    rows = records.set_index("key")
+    missing = sorted({m[1] for m in MARK.finditer(text)} - set(rows.index))
+    if missing:
+        raise KeyError(f"README.md quotes {', '.join(missing)}, not in {RECORDS.name}")
+
+    def fill(m: re.Match) -> str:
+        row = rows.loc[m[1]]
+        value = row[m[2]] if m[2] else shown(row["value"], row["unit"])
+        return f"<!-- record:{m[1]}{'@' + m[2] if m[2] else ''} -->{value}<!-- /record -->"
+
+    text = MARK.sub(fill, text)
+    text = SUMMARY.sub(lambda m: m[1] + expected_summary(records, claims) + m[3], text)
+    return TABLE.sub(lambda m: m[1] + stage_table(records, stages) + m[4], text)
+
+
+def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
+    """What a finished full run of the default config in ``root`` measured: its summary line, the
+    findings it failed and the fingerprint of the claims it judged (``results/claims.csv``), and
+    each stage's summed compute time and largest job (from Snakemake's benchmark records).
+    Refused (``ValueError``) for a partial run, another config, or a config edited since."""
+    summary = read_record(root)
+    problem = not_a_full_run(summary, root, DEFAULT_CONFIG, stages)
+    if problem:
+        raise ValueError(f"the record holds a full run of {DEFAULT_CONFIG} only, and {problem}")
+    claims = pd.read_csv(root / "results/claims.csv", dtype=str, keep_default_na=False)
+    failed = claims[(claims["kind"] == "finding") & (claims["status"] == "fail")]["id"]
+    rows: dict[str, tuple[object, str]] = {
+        "run.summary": (summary["summary"], "text"),
+        "run.failed_findings": (" ".join(failed), "text"),
+        "run.claims": (fingerprint(list(zip(claims["id"], claims["kind"], strict=True))), "text"),
+    }
+    for stage in stages:
+        times = {p.stem: float(pd.read_csv(p, sep="\t")["s"].iloc[0])
+                 for p in sorted((root / "results/benchmarks" / stage).glob("*.tsv"))}
+        if not times:
+            raise ValueError(f"no benchmark record of stage {stage} under results/benchmarks")
+        largest = max(times, key=times.get)
+        rows[f"run.{stage}.compute_s"] = (round(sum(times.values()), 1), "s")
+        rows[f"run.{stage}.largest_job_s"] = (round(times[largest], 1), "s")
+        rows[f"run.{stage}.largest_job"] = (largest, "text")
+    return rows
+
+
+def install_records(root: Path) -> dict[str, tuple[object, str]]:
+    """What ``make``'s install of ``root`` fetched and left: the number of packages locked in
+    ``requirements.lock``, the size of the locked torch wheel (fetched by pip as ``make`` would,
+    into a temporary folder: pip's cache makes it quick after an install) and of ``.venv``."""
+    lock = (root / "requirements.lock").read_text()
+    packages = len(re.findall(r"^[A-Za-z0-9][A-Za-z0-9._-]*==", lock, re.M))
+    python = root / ".venv/bin/python"
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([str(python), "-m", "pip", "download", "--quiet", "--no-deps", "-d", folder,
+                        "-r", str(root / "requirements-torch.lock")], check=True, capture_output=True)
+        torch = sum(f.stat().st_size for f in Path(folder).iterdir())
+    venv = sum(f.lstat().st_size for f in (root / ".venv").rglob("*") if f.is_file() and not f.is_symlink())
+    return {"install.packages": (packages, "count"), "install.torch_mb": (round(torch / 1e6), "MB"),
+            "install.venv_mb": (round(venv / 1e6), "MB")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    readme = sub.add_parser("readme", help="check README.md against the record (exit 1 if stale)")
+    readme.add_argument("--write", action="store_true", help="rewrite README.md's quoted numbers")
+    run = sub.add_parser("record-run", help="record the last full default run of a checkout")
+    run.add_argument("--root", type=Path, default=ROOT)
+    install = sub.add_parser("record-install", help="record what the install of a checkout fetched")
+    install.add_argument("--root", type=Path, default=ROOT)
+    args = parser.parse_args(argv)
+    if args.command == "record-install":
+        rows = install_records(args.root)
+        update(rows, "benchmarks/records.py record-install")
+        print(f"recorded {len(rows)} values of the install in {RECORDS.relative_to(ROOT)}")
+        return 0
+    if args.command == "record-run":
+        try:
+            rows = run_records(args.root, list(STAGES))
+        except ValueError as err:
+            print(f"record-run: {err}", file=sys.stderr)
+            return 1
+        update(rows, "make record")
+        print(f"recorded {len(rows)} values of the default run in {RECORDS.relative_to(ROOT)}")
+        return 0
+    text = README.read_text()
+    fresh = filled(text, read(), list(STAGES), [(c.id, c.kind) for c in registry()])
+    if args.write:
+        README.write_text(fresh)
+    elif fresh != text:
+        print(f"README.md's measured numbers differ from {RECORDS.relative_to(ROOT)}: run `make readme`",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
