@@ -15,7 +15,7 @@ from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MEMORIZATION
 from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.claims import stage_claims
-from expressivity.claims.trained_models import papers
+from expressivity.claims.trained_models import capacity, papers
 from expressivity.experiments.trained_models.encoders import copy_rows
 from expressivity.experiments.trained_models.memorization import ARMS, heads_rows, memorization_rows
 from expressivity.experiments.trained_models.runs import cell_rows, protocol
@@ -175,8 +175,10 @@ REASONS = {claim: "censored" for claim in CASES}
 
 
 def test_every_claim_has_its_three_cases_and_names_its_quantifier():
-    # the papers' experiments have their cases in test_trained_models_papers.py
-    assert set(CASES) == set(CLAIMS) - {c.id.split(".", 1)[1] for c in papers.CLAIMS}
+    # the papers' experiments and the capacity experiment have their cases in
+    # test_trained_models_papers.py and test_trained_models_capacity.py
+    own = {c.id.split(".", 1)[1] for c in (*papers.CLAIMS, *capacity.CLAIMS)}
+    assert set(CASES) == set(CLAIMS) - own
     assert all(c.quantifier in QUANTIFIERS for c in CLAIMS.values())
 
 
