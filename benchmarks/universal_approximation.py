@@ -76,9 +76,10 @@ def main() -> None:
         print(f"{name:<40}{r:>14.0f}{r / ref:>16.3f}")
     jobs = {f"lemma6 m={m} d={d} n={n}": lambda m=m, d=d, n=n: lemma6.lemma6_check(
         m=m, d=d, n=n, **cases.UA_LEMMA6) for m, d, n in cases.UA_LEMMA6_GRIDS}
-    jobs.update({f"approximation {t} d={d}": lambda t=t, d=d: approximation.approximation_table(
-        target=t, d=d, **cases.UA_APPROXIMATION)
-        for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
+    jobs.update({f"approximation {t} d={s['d']} n={s['n']}":
+                 lambda t=t, s=s: approximation.approximation_table(target=t, **s,
+                                                                    **cases.UA_APPROXIMATION)
+                 for t in cases.UA_TARGETS for s in cases.UA_APPROXIMATION_SERIES})
     jobs.update({
         "patterns": lambda: patterns.assumption_table(**cases.UA_PATTERNS),
         "sparse_mapping": lambda: patterns.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
@@ -88,10 +89,10 @@ def main() -> None:
     print(f"\n{'ci.yaml job':<40}{'seconds':>14}{'predicted':>12}")
     costs = {f"lemma6 m={m} d={d} n={n}": lemma6.lemma6_cost(m=m, d=d, n=n, **cases.UA_LEMMA6)
              for m, d, n in cases.UA_LEMMA6_GRIDS}
-    settings = {k: cases.UA_APPROXIMATION[k] for k in ("inv_delta", "samples", "n", "grid_budget",
+    settings = {k: cases.UA_APPROXIMATION[k] for k in ("samples", "grid_budget",
                                                        "memorization_budget")}
-    costs.update({f"approximation {t} d={d}": approximation.approximation_cost(
-        target=t, d=d, **settings) for t in cases.UA_TARGETS for d in cases.UA_APPROXIMATION_D})
+    costs.update({f"approximation {t} d={s['d']} n={s['n']}": approximation.approximation_cost(
+        target=t, **s, **settings) for t in cases.UA_TARGETS for s in cases.UA_APPROXIMATION_SERIES})
     for name, cost, case in (("patterns", patterns.assumption_cost, cases.UA_PATTERNS),
                              ("sparse_mapping", patterns.sparse_mapping_cost,
                               cases.UA_SPARSE_MAPPING),

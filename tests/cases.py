@@ -165,6 +165,13 @@ SA_MODULE = job_params(_SA, "construction.module_table", "module")
 SA_OPTIMISED = job_params(_SA, "optimised.optimised_table", "optimised", supplied=["k"],
                           given={"optimise": {key: SA["optimised"][key] for key in OPTIMISE_KEYS}})
 SA_OPTIMISED_K = SA["optimised"]["k"]
+#: Keywords of ``frontier.frontier_table`` but ``k`` (one job per k of ``SA_FRONTIER_K``), and of
+#: ``frontier.unbounded_table``.
+SA_FRONTIER = job_params(_SA, "frontier.frontier_table", "frontier", supplied=["k"],
+                         keys={"mass_eps": f"{_SA}.mass.eps"})
+SA_FRONTIER_K = SA["frontier"]["k"]
+SA_UNBOUNDED = job_params(_SA, "frontier.unbounded_table", "frontier",
+                          keys={"mass_eps": f"{_SA}.mass.eps"})
 #: Keywords of ``construction.example_table``.
 SA_EXAMPLE = job_params(_SA, "construction.example_table", "module",
                         keys={"kind": f"{_SA}.module.example_kind", "k": f"{_SA}.module.example_k"})
@@ -177,10 +184,14 @@ UA_LEMMA6 = job_params(_UA, "lemma6.lemma6_check", "lemma6", supplied=["m", "d",
 #: The Lemma 6 grids ``(1/delta, d, n)`` of ci.yaml within the budget.
 UA_LEMMA6_GRIDS = [(m, d, n) for m in UA["lemma6"]["inv_delta"] for d in UA["lemma6"]["d"]
                    for n in UA["lemma6"]["n"] if m ** (n * d) <= UA["grid_budget"]]
-#: Keywords of ``approximation_table`` but ``target`` and ``d``; every target and d of ci.yaml.
+#: Keywords of ``approximation_table`` but ``target`` and the series' ``d, n, inv_delta``; the
+#: series of ci.yaml (each (d, n) with its 1/delta up to its inv_delta_max).
 UA_APPROXIMATION = job_params(_UA, "approximation.approximation_table", "approximation",
-                              supplied=["target", "d"])
-UA_APPROXIMATION_D = UA["approximation"]["d"]
+                              supplied=["target", "d", "n", "inv_delta"])
+UA_APPROXIMATION_SERIES = [
+    {"d": d, "n": n, "inv_delta": [m for m in UA["approximation"]["inv_delta"] if m <= top]}
+    for d, n, top in zip(UA["approximation"]["d"], UA["approximation"]["n"],
+                         UA["approximation"]["inv_delta_max"], strict=True)]
 UA_TARGETS = UA["approximation"]["targets"] + [UA["approximation"]["positional_target"]]
 #: Keywords of ``assumption_table``, ``sparse_mapping_table``, ``staircase_table`` and
 #: ``regression_table``.

@@ -127,24 +127,40 @@ def tokens_fit(section: str) -> Relation:
     return Relation((*keys, "memorization.r_min", "memorization.r_max"), check)
 
 
-def _approximation_tables(inv_delta, n, d, budget, memorization_budget):
-    """Every approximation route keeps at least three 1/delta whose table fits its budget (a slope
-    with an interval), at every d: routes skip the 1/delta beyond their budget."""
-    tables = {"Yun et al.'s distinct-token classes C(m^d, n)":
-              (lambda m, dd: math.comb(m**dd, n), budget, "grid_budget"),
-              "the Kajitsuka & Sato multisets C(m^d + n - 1, n)":
-              (lambda m, dd: math.comb(m**dd + n - 1, n), memorization_budget,
-               "approximation.memorization_budget"),
-              "the positional grid m^(n d)": (lambda m, dd: m ** (n * dd), budget, "grid_budget")}
-    for dd in d:
+def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_budget,
+                          certificate_budget):
+    """The series (d[i], n[i], up to inv_delta_max[i]) are lists of one length with distinct
+    (d, n), and every route that builds a table keeps at least three 1/delta of each series within
+    its budget (a slope with an interval): routes skip the 1/delta beyond their budget; Yun et
+    al.'s equivariant route builds none."""
+    if not len(d) == len(n) == len(inv_delta_max):
+        return (f"approximation.d, approximation.n and approximation.inv_delta_max describe one "
+                f"series each and must have one length, got {len(d)}, {len(n)} and "
+                f"{len(inv_delta_max)}")
+    pairs = list(zip(d, n, strict=True))
+    if len(set(pairs)) < len(pairs):
+        return f"the series (d, n) = {pairs} repeat a pair: one job per target and series"
+    multisets = lambda m, dd, nn: math.comb(m**dd + nn - 1, nn)  # noqa: E731
+    tables = {"the Kajitsuka & Sato memorized multisets C(m^d + n - 1, n)":
+              (multisets, memorization_budget, "approximation.memorization_budget"),
+              "the Kajitsuka & Sato certified multisets C(m^d + n - 1, n)":
+              (multisets, certificate_budget, "approximation.certificate_budget"),
+              "the positional grid m^(n d)": (lambda m, dd, nn: m ** (nn * dd), budget,
+                                              "grid_budget")}
+    for dd, nn, top in zip(d, n, inv_delta_max, strict=True):
+        grid = [m for m in inv_delta if m <= top]
+        if len(grid) < 3:
+            return (f"the series d = {dd}, n = {nn} keeps {len(grid)} value(s) of inv_delta up "
+                    f"to inv_delta_max = {top}; a slope needs at least 3")
         for what, (size, limit, key) in tables.items():
-            fit = [m for m in inv_delta if size(m, dd) <= limit]
+            fit = [m for m in grid if size(m, dd, nn) <= limit]
             if len(fit) < 3:
-                over = min((m for m in inv_delta if size(m, dd) > limit), default=None)
-                where = f" (at 1/delta = {over} it has {size(over, dd)} entries)" if over else ""
-                return (f"at d = {dd} only {len(fit)} value(s) of inv_delta keep {what} within "
-                        f"{key} = {limit}{where}; every route needs at least 3 for a slope: add "
-                        "smaller 1/delta or raise the budget")
+                over = min((m for m in grid if size(m, dd, nn) > limit), default=None)
+                where = f" (at 1/delta = {over} it has {size(over, dd, nn)} entries)" \
+                    if over else ""
+                return (f"at d = {dd}, n = {nn} only {len(fit)} value(s) of inv_delta keep {what} "
+                        f"within {key} = {limit}{where}; every route needs at least 3 for a "
+                        "slope: add smaller 1/delta or raise the budget")
     return None
 
 
@@ -311,6 +327,13 @@ def _two_n_per_k(n, n_max):
             "has no growth to measure")
 
 
+def _slice_budget(budget, budgets):
+    if budget in budgets:
+        return None
+    return (f"the one-budget slice must be one of the frontier's budgets {show(budgets)}, "
+            f"got {show(budget)}")
+
+
 def _two_classes(n_classes):
     if n_classes >= 2:
         return None
@@ -345,6 +368,11 @@ RELATIONS: list[Relation] = [
     at_most(f"{SA}.optimised.k", f"{SA}.optimised.n",
             "the optimised inputs are searched for targets with every optimised.k at every "
             "optimised.n, so k <= n"),
+    at_most(f"{SA}.frontier.k", f"{SA}.frontier.n",
+            "the frontier's targets have every frontier.k at every frontier.n, so k <= n"),
+    at_most(f"{SA}.frontier.moment_k", f"{SA}.frontier.n",
+            "the moment curve is built for targets with every moment_k at every frontier.n"),
+    Relation((f"{SA}.frontier.slice_budget", f"{SA}.frontier.budgets"), _slice_budget),
     at_most(f"{MEM}.theory.n", f"{MEM}.theory.V",
             "every sequence length n must be at most every |V| (n distinct tokens per sequence)"),
     at_most(f"{MEM}.search.n", f"{MEM}.search.V",
@@ -360,8 +388,9 @@ RELATIONS: list[Relation] = [
              _some_grid),
     Relation(tuple(f"{UA}.regression.{k}" for k in ("d", "degree", "n_train")), _least_squares),
     Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
-                                         "approximation.d", "grid_budget",
-                                         "approximation.memorization_budget")),
+                                         "approximation.d", "approximation.inv_delta_max",
+                                         "grid_budget", "approximation.memorization_budget",
+                                         "approximation.certificate_budget")),
              _approximation_tables),
     *(two_windows(f"{TM}.{family}")
       for family in ("memorization", "heads_rank", "width_search", "copy", "sparsity", "hybrid",

@@ -38,7 +38,11 @@ import numpy as np
 
 from expressivity.arguments import finite_number, finite_vectors, integer
 
-ROUTES = ("yun", "kajitsuka_sato", "yun_positional")
+#: The routes: Yun et al.'s equivariant one, Kajitsuka & Sato's three layers, Yun et al.'s with
+#: positional encoding under dense attention and under the sparse patterns of Yun et al. 2020b
+#: (``yun_sparse_<pattern>``, the same rate as the positional route).
+SPARSE_ROUTES = ("yun_sparse_star", "yun_sparse_strided")
+ROUTES = ("yun", "kajitsuka_sato", "yun_positional", *SPARSE_ROUTES)
 #: Largest leading term ``C(n, 2) delta^d`` of the repeated-token measure in the asymptotic range.
 ASYMPTOTIC_MEASURE = 0.25
 #: Fewest ``delta`` in the asymptotic range for a slope with an interval (two degrees of freedom).

@@ -50,6 +50,16 @@ def d_grid(d_start: int, d_max: int, resolution: float, min_step: int) -> np.nda
         grid.append(nxt)
 
 
+def coarse_indices(grid: np.ndarray, coarse: float) -> list[int]:
+    """Indices of a subsequence of ``grid`` that starts at its first point and takes the next
+    point at least ``1 + coarse`` times the last one taken (every point when ``coarse`` is 0)."""
+    taken = [0]
+    for i in range(1, len(grid)):
+        if grid[i] >= (1 + coarse) * grid[taken[-1]]:
+            taken.append(i)
+    return taken
+
+
 @dataclass
 class SearchResult:
     """Outcome of a search over a grid of d (all arrays over the grid unless said otherwise).

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
@@ -66,7 +66,7 @@ import torch
 from expressivity.approximation_check import check_logits, check_tolerances
 from expressivity.arguments import integer
 from expressivity.fixed_module import U64, sparse_fixed_weights
-from expressivity.one_pass_search import d_grid
+from expressivity.one_pass_search import coarse_indices, d_grid
 from expressivity.sparse_target import SparseTarget
 from expressivity.torch_runtime import configure_torch
 
@@ -100,54 +100,86 @@ def rounding_tolerance(d: int, radius_q: float, radius_k: float) -> float:
     return 4 * gamma * radius_q * radius_k + 1e-13
 
 
-def project_rows(X: torch.Tensor, radius: float) -> None:
-    """In place: every row x of ``X`` becomes ``x min(1, radius / ||x||)`` (the Euclidean
-    projection onto the ball of that radius)."""
-    norms = torch.linalg.vector_norm(X, dim=1, keepdim=True)
+def project_rows(X: torch.Tensor, radius) -> None:
+    """In place: every row x of ``X: (..., n, d)`` becomes ``x min(1, radius / ||x||)`` (the
+    Euclidean projection onto the ball of that radius; ``radius`` a number or a tensor that
+    broadcasts against ``(..., n, 1)``, one radius per member of a batch)."""
+    norms = torch.linalg.vector_norm(X, dim=-1, keepdim=True)
     X.mul_(torch.clamp(radius / norms.clamp(min=1e-300), max=1.0))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One optimisation of a batch: the ``target``, the radii of the balls of X1's rows
+    (``radius_q``) and X2's rows (``radius_k``), and the criterion's ``eps_zero``."""
+
+    target: SparseTarget
+    radius_q: float
+    radius_k: float
+    eps_zero: float
+
+    def __post_init__(self) -> None:
+        if not (self.radius_q > 0 and self.radius_k > 0
+                and math.isfinite(self.radius_q * self.radius_k)):
+            raise ValueError(f"radii must be positive and finite, got {self.radius_q}, "
+                             f"{self.radius_k}")
+        if not 0 < self.eps_zero < 1:
+            raise ValueError(f"eps_zero must be in (0, 1), got {self.eps_zero}")
 
 
 @dataclass
 class _Problem:
-    """The target on the device: support columns, log A, masks (``(n, k)``, ``(n, n)``)."""
+    """The targets of a batch of P problems of one (n, k) on the device: support columns
+    ``cols: (P, n, k)``, ``log_a: (P, n, k)``, the (j, s) pairs of condition (2), ``zero: (P, n, n,
+    k)`` (j off the support, slot s real), the pairs of real slots ``pair: (P, n, k, k)`` and the
+    margins ``gamma = log(1/eps_zero): (P,)``."""
 
-    rows: torch.Tensor
     cols: torch.Tensor
     log_a: torch.Tensor
-    real: torch.Tensor
-    off: torch.Tensor
+    zero: torch.Tensor
     pair: torch.Tensor
+    gamma: torch.Tensor
 
     @classmethod
-    def of(cls, target: SparseTarget, dev: torch.device) -> _Problem:
-        n, k = target.n, target.k
-        cols = torch.from_numpy(target.cols).to(dev)
-        rows = torch.arange(n, device=dev)[:, None].expand(n, k)
-        real = torch.from_numpy(target.real).to(dev)
-        off = torch.ones((n, n), dtype=torch.bool, device=dev)
-        off[rows, cols] = False
-        return cls(rows, cols, torch.from_numpy(np.log(target.vals)).to(dev), real, off,
-                   real[:, :, None] & real[:, None, :])
+    def of(cls, targets: list[SparseTarget], dev: torch.device,
+           eps_zero: list[float]) -> _Problem:
+        n, k = targets[0].n, targets[0].k
+        if any(t.n != n or t.k != k for t in targets):
+            raise ValueError("a batch holds targets of one n and k")
+        cols = torch.from_numpy(np.stack([t.cols for t in targets])).to(dev)
+        real = torch.from_numpy(np.stack([t.real for t in targets])).to(dev)
+        off = torch.ones((len(targets), n, n), dtype=torch.bool, device=dev)
+        off.scatter_(2, cols, False)
+        log_a = torch.from_numpy(np.log(np.stack([t.vals for t in targets]))).to(dev)
+        gamma = torch.tensor([math.log(1 / e) for e in eps_zero], dtype=torch.float64, device=dev)
+        return cls(cols, log_a, off[..., None] & real[:, :, None, :],
+                   real[..., :, None] & real[..., None, :], gamma)
+
+    def select(self, keep: torch.Tensor) -> _Problem:
+        """The members ``keep`` (indices) of the batch."""
+        return _Problem(*(getattr(self, f.name)[keep] for f in fields(self)))
 
 
-def hinge_gradient(S: torch.Tensor, problem: _Problem, gamma: float, eps_ratio: float,
-                   margin: float) -> tuple[float, torch.Tensor]:
-    """The hinge loss L of the module docstring at logits ``S: (n, n)`` and its (sub)gradient
-    ``dL/dS: (n, n)``."""
-    n = S.shape[0]
+def hinge_gradient(S: torch.Tensor, problem: _Problem, eps_ratio: float,
+                   margin: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The hinge loss L of the module docstring at the logits ``S: (P, n, n)`` of a batch and its
+    (sub)gradient ``dL/dS: (P, n, n)``; the losses are ``(P,)``. A term at exactly 0 (a kink)
+    counts as satisfied."""
+    n = S.shape[-1]
     p = problem
-    sup = S[p.rows, p.cols]  # (n, k)
-    z = S[:, :, None] - sup[:, None, :] + (gamma + margin)  # (n, n, k): j against slot s
-    vz = (z > 0) & p.off[:, :, None] & p.real[:, None, :]
+    sup = torch.gather(S, 2, p.cols)  # (P, n, k)
+    # (P, n, n, k): j against slot s, kept where the pair belongs to condition (2)
+    z = (S[..., None] - (sup - (p.gamma + margin)[:, None, None])[:, :, None, :]).clamp_(min=0)
+    z.mul_(p.zero)
     dev = sup - p.log_a
-    w = dev[:, :, None] - dev[:, None, :] - (eps_ratio - margin)  # (n, k, k)
-    vw = (w > 0) & p.pair
-    loss = float((torch.where(vz, z, 0.0).sum() + torch.where(vw, w, 0.0).sum()) / n)
-    gz, gw = vz.to(S.dtype), vw.to(S.dtype)
-    dS = gz.sum(dim=2)
-    dsup = gw.sum(dim=2) - gw.sum(dim=1) - gz.sum(dim=1)
+    w = (dev[..., :, None] - dev[..., None, :] - (eps_ratio - margin)).clamp_(min=0)
+    w.mul_(p.pair)  # (P, n, k, k)
+    loss = (z.sum(dim=(1, 2, 3)) + w.sum(dim=(1, 2, 3))) / n
+    gz, gw = (z > 0).to(S.dtype), (w > 0).to(S.dtype)
+    dS = gz.sum(dim=3)
+    dsup = gw.sum(dim=3) - gw.sum(dim=2) - gz.sum(dim=2)
     # padding slots repeat a real column with zero gradient: accumulate, never overwrite
-    dS.index_put_((p.rows, p.cols), dsup, accumulate=True)
+    dS.scatter_add_(2, p.cols, dsup)
     return loss, dS / n
 
 
@@ -168,6 +200,96 @@ class Attempt:
     X2: np.ndarray = field(repr=False)
 
 
+#: Adam's constants (torch's defaults): the update of ``optimise_batch`` is ``torch.optim.Adam``'s.
+BETAS, ADAM_EPS = (0.9, 0.999), 1e-8
+
+
+def _settings(d, steps, check_every, patience, lr, margin) -> None:
+    integer("d", d, 1)
+    for name, value in (("steps", steps), ("check_every", check_every), ("patience", patience)):
+        integer(name, value, 1)
+    if not (lr > 0 and margin >= 0):
+        raise ValueError(f"need lr > 0 and margin >= 0, got lr={lr}, margin={margin}")
+
+
+def optimise_batch(problems: list[Problem], d: int, *, eps_ratio: float,
+                   rngs: list[np.random.Generator], restarts: list[int] | None = None,
+                   steps: int = 800, lr: float = 0.05, margin: float = 0.05,
+                   check_every: int = 25, patience: int = 200,
+                   device: str = "cpu") -> list[Attempt]:
+    """Projected Adam on the hinge loss at dimension d for every problem of a batch at once (one
+    (n, k)), each from rows drawn uniformly on the spheres of its radii by its generator in
+    ``rngs``; each member is decided by ``check_logits`` on ``module_logits`` of its projected
+    inputs and stops on its own (module docstring). The members are independent: a member's
+    attempt is the one it would make alone (up to the order of floating-point sums)."""
+    if not 0 < eps_ratio <= 1:
+        raise ValueError(f"eps_ratio must be in (0, 1], got {eps_ratio}")
+    _settings(d, steps, check_every, patience, lr, margin)
+    if not problems or len(rngs) != len(problems):
+        raise ValueError(f"need one generator per problem, got {len(rngs)} for {len(problems)}")
+    restarts = [0] * len(problems) if restarts is None else list(restarts)
+    dev = configure_torch(1, device)
+    n, d, P = problems[0].target.n, int(d), len(problems)
+    tols = [rounding_tolerance(d, p.radius_q, p.radius_k) for p in problems]
+    starts = []
+    for p, rng in zip(problems, rngs, strict=True):
+        for radius in (p.radius_q, p.radius_k):
+            Z = rng.standard_normal((n, d))
+            starts.append(radius * Z / np.linalg.norm(Z, axis=1, keepdims=True))
+    X1 = torch.from_numpy(np.stack(starts[0::2])).to(dev)
+    X2 = torch.from_numpy(np.stack(starts[1::2])).to(dev)
+    batch = _Problem.of([p.target for p in problems], dev, [p.eps_zero for p in problems])
+    radii = torch.tensor([[p.radius_q, p.radius_k] for p in problems], dtype=torch.float64,
+                         device=dev)[:, :, None, None]  # (P, 2, 1, 1)
+    moments = [torch.zeros_like(X1) for _ in range(4)]  # Adam's m and v of X1, then of X2
+    active = list(range(P))
+    best = [{"fail": n + 1, "step": 0, "slack": -math.inf, "X": None} for _ in range(P)]
+    out: list[Attempt | None] = [None] * P
+    step = 0
+    while active:
+        if step % check_every == 0 or step == steps:
+            A1, A2 = X1.cpu().numpy().copy(), X2.cpu().numpy().copy()
+            keep = []
+            for pos, m in enumerate(active):
+                prob, b = problems[m], best[m]
+                chk = check_logits(prob.target, module_logits(A1[pos], A2[pos]), eps_ratio,
+                                   prob.eps_zero)
+                slack, failing = float(chk.slack.min()), int((chk.slack < 0).sum())
+                if slack > tols[m]:
+                    out[m] = Attempt(d, restarts[m], True, slack, 0, step, tols[m], A1[pos],
+                                     A2[pos])
+                    continue
+                if failing < b["fail"]:
+                    b["fail"], b["step"] = failing, step
+                if b["X"] is None or slack > b["slack"]:
+                    b["slack"], b["X"] = slack, (A1[pos], A2[pos])
+                if step >= steps or step - b["step"] >= patience:
+                    out[m] = Attempt(d, restarts[m], False, b["slack"], b["fail"], step, tols[m],
+                                     *b["X"])
+                    continue
+                keep.append(pos)
+            if len(keep) < len(active):
+                idx = torch.tensor(keep, dtype=torch.long, device=dev)
+                X1, X2, radii = X1[idx], X2[idx], radii[idx]
+                moments = [t[idx] for t in moments]
+                batch = batch.select(idx)
+                active = [active[i] for i in keep]
+                if not active:
+                    break
+        _, dS = hinge_gradient(X1 @ X2.transpose(1, 2), batch, eps_ratio, margin)
+        grads = (dS @ X2, dS.transpose(1, 2) @ X1)
+        step += 1
+        correction1, correction2 = 1 - BETAS[0] ** step, math.sqrt(1 - BETAS[1] ** step)
+        for h, (X, grad) in enumerate(zip((X1, X2), grads, strict=True)):
+            m1, m2 = moments[2 * h], moments[2 * h + 1]
+            m1.lerp_(grad, 1 - BETAS[0])
+            m2.mul_(BETAS[1]).addcmul_(grad, grad, value=1 - BETAS[1])
+            rate = lr * radii[:, h] / correction1  # lr times the member's radius, as torch's Adam
+            X.sub_(rate * m1 / (m2.sqrt() / correction2 + ADAM_EPS))
+            project_rows(X, radii[:, h])
+    return out
+
+
 def optimise_inputs(target: SparseTarget, d: int, *, radius_q: float, radius_k: float,
                     eps_ratio: float, eps_zero: float, rng: np.random.Generator,
                     steps: int = 800, lr: float = 0.05, margin: float = 0.05,
@@ -175,51 +297,13 @@ def optimise_inputs(target: SparseTarget, d: int, *, radius_q: float, radius_k: 
                     restart: int = 0) -> Attempt:
     """Projected Adam on the hinge loss at dimension d (module docstring), from rows drawn
     uniformly on the spheres of radii ``radius_q`` (X1) and ``radius_k`` (X2) by ``rng``. The
-    result is decided by ``check_logits`` on ``module_logits`` of the projected inputs."""
+    result is decided by ``check_logits`` on ``module_logits`` of the projected inputs: a batch
+    of one (``optimise_batch``)."""
     check_tolerances(eps_ratio, eps_zero)
-    integer("d", d, 1)
-    if not (radius_q > 0 and radius_k > 0 and math.isfinite(radius_q * radius_k)):
-        raise ValueError(f"radii must be positive and finite, got {radius_q}, {radius_k}")
-    for name, value in (("steps", steps), ("check_every", check_every), ("patience", patience)):
-        integer(name, value, 1)
-    if not (lr > 0 and margin >= 0):
-        raise ValueError(f"need lr > 0 and margin >= 0, got lr={lr}, margin={margin}")
-    dev = configure_torch(1, device)
-    n, d = target.n, int(d)
-    gamma = math.log(1 / eps_zero)
-    tol = rounding_tolerance(d, radius_q, radius_k)
-    start = []
-    for radius in (radius_q, radius_k):
-        Z = rng.standard_normal((n, d))
-        start.append(radius * Z / np.linalg.norm(Z, axis=1, keepdims=True))
-    X1 = torch.from_numpy(start[0]).to(dev)
-    X2 = torch.from_numpy(start[1]).to(dev)
-    problem = _Problem.of(target, dev)
-    opt = torch.optim.Adam([{"params": [X1], "lr": lr * radius_q},
-                            {"params": [X2], "lr": lr * radius_k}], foreach=False)
-    best_fail, best_step, best_slack, best_X = n + 1, 0, -math.inf, None
-    step = 0
-    while True:
-        if step % check_every == 0 or step == steps:
-            A1, A2 = X1.cpu().numpy().copy(), X2.cpu().numpy().copy()
-            chk = check_logits(target, module_logits(A1, A2), eps_ratio, eps_zero)
-            slack, failing = float(chk.slack.min()), int((chk.slack < 0).sum())
-            if slack > tol:
-                return Attempt(d, restart, True, slack, 0, step, tol, A1, A2)
-            if failing < best_fail:
-                best_fail, best_step = failing, step
-            if best_X is None or slack > best_slack:
-                best_slack, best_X = slack, (A1, A2)
-            if step >= steps or step - best_step >= patience:
-                return Attempt(d, restart, False, best_slack, best_fail, step, tol, *best_X)
-        S = X1 @ X2.T
-        _, dS = hinge_gradient(S, problem, gamma, eps_ratio, margin)
-        X1.grad, X2.grad = dS @ X2, dS.T @ X1
-        opt.step()
-        with torch.no_grad():
-            project_rows(X1, radius_q)
-            project_rows(X2, radius_k)
-        step += 1
+    return optimise_batch([Problem(target, radius_q, radius_k, eps_zero)], d,
+                          eps_ratio=eps_ratio, rngs=[rng], restarts=[restart], steps=steps, lr=lr,
+                          margin=margin, check_every=check_every, patience=patience,
+                          device=device)[0]
 
 
 @dataclass
@@ -253,6 +337,90 @@ def start_generator(root: int, d: int, restart: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([root, d, restart])))
 
 
+#: The largest batch ``smallest_d_batch`` runs at once, in bytes of one (P, n, n, k) float64 hinge
+#: array (a step holds a few such arrays): larger batches are split.
+BATCH_BYTES = 2**28
+
+
+def smallest_d_batch(problems: list[Problem], *, eps_ratio: float, roots: list[int],
+                     d_start, d_max: int = 64, resolution: float = 0.05, coarse: float = 0.0,
+                     restarts: int = 1, steps: int = 800, lr: float = 0.05, margin: float = 0.05,
+                     check_every: int = 25, patience: int = 200, device: str = "cpu",
+                     progress: Callable[[int, Attempt], None] | None = None) -> list[ScanResult]:
+    """For every problem, the smallest d on its grid ``d_grid(d_start, d_max, resolution, 1)``
+    (``d_start`` one integer, or one per problem) at which one of ``restarts`` optimisations meets
+    the criterion.
+
+    The scan walks the grid upwards and stops at the first success; with ``coarse > 0`` it walks
+    only ``coarse_indices`` (steps of a factor ``1 + coarse``) and then bisects the grid points
+    between the last failure and the first success, so that the result is a grid d that succeeded
+    whose grid predecessor failed (the same as the full walk when success is monotone in d; a
+    local optimiser can miss a solution either way). At each round the problems that try the same
+    d run in one batch (``optimise_batch``). Problem p's start at (d, restart) has its own
+    generator, ``start_generator(roots[p], d, restart)``, so its scan does not depend on the other
+    problems. ``progress(p, attempt)`` after every attempt."""
+    integer("restarts", restarts, 1)
+    if not coarse >= 0:
+        raise ValueError(f"coarse must be >= 0, got {coarse!r}")
+    starts = [d_start] * len(problems) if isinstance(d_start, (int, np.integer)) else d_start
+    if len(starts) != len(problems) or len(roots) != len(problems):
+        raise ValueError("need one root number (and d_start, when a list) per problem")
+    grids = [d_grid(int(s), d_max, resolution, 1) for s in starts]
+    attempts: list[list[Attempt]] = [[] for _ in problems]
+    best: list[Attempt | None] = [None] * len(problems)
+    n, k = problems[0].target.n, problems[0].target.k
+    per_batch = max(1, BATCH_BYTES // (8 * n * n * k))
+
+    def run(wanted: dict[int, int]) -> dict[int, bool]:
+        """Problem -> grid index tried; returns problem -> success, batching equal d."""
+        ok = {}
+        for d in sorted({int(grids[p][i]) for p, i in wanted.items()}):
+            members = [(p, r) for p, i in wanted.items() if grids[p][i] == d
+                       for r in range(restarts)]
+            for first in range(0, len(members), per_batch):
+                chunk = members[first:first + per_batch]
+                done = optimise_batch(
+                    [problems[p] for p, _ in chunk], d, eps_ratio=eps_ratio,
+                    rngs=[start_generator(roots[p], d, r) for p, r in chunk],
+                    restarts=[r for _, r in chunk], steps=steps, lr=lr, margin=margin,
+                    check_every=check_every, patience=patience, device=device)
+                for (p, _), a in zip(chunk, done, strict=True):
+                    attempts[p].append(a)
+                    ok[p] = ok.get(p, False) or a.ok
+                    if a.ok and (best[p] is None or a.d < best[p].d):
+                        best[p] = a
+                    if progress is not None:
+                        progress(p, a)
+        return ok
+
+    walks = [coarse_indices(grid, coarse) for grid in grids]
+    # phase 1: the (coarse) walk upwards; lo/hi: grid indices of the last failure, first success
+    lo, hi = [-1] * len(problems), [None] * len(problems)
+    for step in range(max(len(w) for w in walks)):
+        wanted = {p: walks[p][step] for p in range(len(problems))
+                  if hi[p] is None and step < len(walks[p])}
+        for p, success in run(wanted).items():
+            if success:
+                hi[p] = wanted[p]
+            else:
+                lo[p] = wanted[p]
+    # phase 2: bisect the grid between them (nothing to do after a full walk)
+    while True:
+        wanted = {p: (lo[p] + hi[p]) // 2 for p in range(len(problems))
+                  if hi[p] is not None and hi[p] - lo[p] > 1}
+        if not wanted:
+            break
+        for p, success in run(wanted).items():
+            if success:
+                hi[p] = wanted[p]
+            else:
+                lo[p] = wanted[p]
+    for p in range(len(problems)):  # the reported d: the grid point where the search ended
+        if hi[p] is not None:
+            best[p] = next(a for a in attempts[p] if a.ok and a.d == grids[p][hi[p]])
+    return [ScanResult(grid, a, b) for grid, a, b in zip(grids, attempts, best, strict=True)]
+
+
 def smallest_d(target: SparseTarget, *, radius_q: float, radius_k: float, eps_ratio: float,
                eps_zero: float, rng: np.random.Generator, d_start: int = 2, d_max: int = 64,
                resolution: float = 0.05, restarts: int = 1, steps: int = 800, lr: float = 0.05,
@@ -261,22 +429,12 @@ def smallest_d(target: SparseTarget, *, radius_q: float, radius_k: float, eps_ra
                progress: Callable[[Attempt], None] | None = None) -> ScanResult:
     """The smallest d on ``d_grid(d_start, d_max, resolution, 1)`` at which one of ``restarts``
     optimisations (``optimise_inputs``) meets the criterion, scanning upwards and stopping at the
-    first success. ``rng`` gives one root number; each (d, restart) start has its own generator
-    (``start_generator``). ``progress(attempt)`` after every attempt."""
-    integer("restarts", restarts, 1)
-    grid = d_grid(d_start, d_max, resolution, 1)
+    first success: ``smallest_d_batch`` of one problem. ``rng`` gives its root number.
+    ``progress(attempt)`` after every attempt."""
+    check_tolerances(eps_ratio, eps_zero)
     root = int(rng.integers(0, 2**63))
-    attempts = []
-    for d in grid:
-        for r in range(restarts):
-            a = optimise_inputs(target, int(d), radius_q=radius_q, radius_k=radius_k,
-                                eps_ratio=eps_ratio, eps_zero=eps_zero,
-                                rng=start_generator(root, int(d), r), steps=steps, lr=lr,
-                                margin=margin, check_every=check_every, patience=patience,
-                                device=device, restart=r)
-            attempts.append(a)
-            if progress is not None:
-                progress(a)
-            if a.ok:
-                return ScanResult(grid, attempts, a)
-    return ScanResult(grid, attempts, None)
+    return smallest_d_batch(
+        [Problem(target, radius_q, radius_k, eps_zero)], eps_ratio=eps_ratio, roots=[root],
+        d_start=d_start, d_max=d_max, resolution=resolution, restarts=restarts, steps=steps,
+        lr=lr, margin=margin, check_every=check_every, patience=patience, device=device,
+        progress=None if progress is None else (lambda _, a: progress(a)))[0]

@@ -67,3 +67,15 @@ def save(fig, png: str | os.PathLike, pdf: str | os.PathLike | None = None) -> N
     fig.savefig(png, metadata={"Software": None, "Title": "\n".join(titles(fig))})
     if pdf is not None:
         fig.savefig(pdf, metadata={"CreationDate": None, "Producer": None, "Creator": None})
+
+
+def log2_axis(ax, values, label: str = "n") -> None:
+    """A base-2 logarithmic x axis with a tick at each of ``values`` (labelled as integers) and no
+    minor ticks."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(values)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([f"{v:g}" for v in values])
+    ax.set_xlabel(label)

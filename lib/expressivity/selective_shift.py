@@ -148,6 +148,36 @@ def dense_network(m: int, d: int, n: int) -> ShiftNetwork:
     return ShiftNetwork(m=m, d=d, n=n, base=m, layers=layers, value_bound=bound)
 
 
+def dense_code_range(m: int, d: int, n: int) -> tuple[int, int] | None:
+    """``(t_l, t_r)``: the smallest and the largest value of the dense network's contextual mapping
+    over the grid inputs with distinct tokens (None when ``n > m^d``: there is none), from ``n + 1``
+    inputs instead of all ``C(m^d, n)``.
+
+    Closed form of the recursion (ours [D], checked against ``run_integer`` in the tests). Sort
+    the codes ``c_1 < ... < c_n``. The one-code windows are met in increasing order, each token once,
+    and a shifted value (at least ``D``) exceeds every code, so token i is shifted when its code is
+    the smallest unshifted value and the largest is ``v_{i-1}`` (``c_n`` for i = 1)::
+
+        v_1 = c_1 + D (c_n - c_1),    v_i = c_i + D (v_{i-1} - c_i)   (increasing in i),
+
+    and the global shift adds ``D^(n+1) (v_n - v_1)`` to every token. Both ``min_k q_k = v_1 +
+    D^(n+1) (v_n - v_1)`` and ``max_k q_k = v_n + D^(n+1) (v_n - v_1)`` are linear in ``c``. The
+    sorted distinct codes are the integer points of ``{0 <= c_1, c_i + 1 <= c_(i+1), c_n <= D - 1}``
+    (with ``e_i = c_i - i + 1`` the order simplex ``0 <= e_1 <= ... <= e_n <= D - n``, whose vertices
+    are integral), so a linear function takes its extremes at the vertices: the first j codes
+    ``0..j-1`` and the other ``n - j`` at the top, ``D - n + j..D - 1``, for ``j = 0..n``."""
+    m = check_inverse_delta(m)
+    d, n = _check_count("d", d, 1), _check_count("n", n, 1)
+    D = m**d
+    if n > D:
+        return None
+    vertices = np.array([list(range(j)) + list(range(D - n + j, D)) for j in range(n + 1)],
+                        dtype=np.int64)
+    digits = np.stack([(vertices // m**i) % m for i in range(d)], axis=-1)
+    q = run_integer(dense_network(m, d, n), digits)
+    return int(min(min(row) for row in q.tolist())), int(max(max(row) for row in q.tolist()))
+
+
 def positional_offsets(n: int, m: int, path: list[int] | None = None) -> np.ndarray:
     """``E / delta``: position ``path[i]`` gets offset ``i m`` on every digit, ``(n,)`` int."""
     n, m = _check_count("n", n, 1), check_inverse_delta(m)

@@ -49,6 +49,7 @@ from expressivity.rank1.layer import output_scale, rank1_attention
 from expressivity.relu_interpolant import fit_relu_interpolant
 from expressivity.selective_shift import (
     codes,
+    dense_code_range,
     dense_network,
     positional_network,
     run_integer,
@@ -169,26 +170,80 @@ def _class_digits(m: int, d: int, n: int, budget: int, repeats: bool) -> np.ndar
     return digits
 
 
-def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False) -> dict:
+def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False,
+              masks: list[np.ndarray] | None = None) -> dict:
     """Quantize -> selective-shift contextual mapping -> value mapping; errors and counts.
 
     The value mapping is the table ``q -> f_bar(L)_k`` over the grid inputs (canonical classes
     with distinct tokens; every grid input with positional encoding). A sample value that is not
     in the table must lie outside ``[t_l, t_r]`` (property 4) and is mapped to 0; one inside is
     counted as a violation.
+
+    Without positional encoding the table is not built (it has ``n C(m^d, n)`` entries): a
+    sample with distinct tokens is itself a grid input, so its value is in the table and maps to
+    ``f_bar`` at its own cell (the map is injective by Lemma 6's properties 1-2, which the lemma6
+    job checks on every grid input within its budget); a sample with a repeated token is checked
+    against ``[t_l, t_r]`` from ``selective_shift.dense_code_range``. With positional encoding the
+    table (``m^(n d)`` inputs, at most ``budget``) is built and looked up; ``masks`` (a sparse
+    pattern's cycle, Yun et al. 2020b) replace dense attention in the contextual mapping, whose
+    layers then each see the pattern's connections (``connections``: the keys the queries of all
+    attention layers attend, ``n^2`` per dense layer).
+
+    ``bits_per_parameter`` is the width of the largest integer the exact network holds (its
+    ``value_bound``, in units of delta), ``bits`` the parameters times it.
     """
     check_target(name)
     m = check_inverse_delta(m)
     X = check_sample(X)
+    integer("budget", budget, 1)
     S, n, d = X.shape
+    digits = quantize(X, m).astype(np.int64)
+    if masks is not None and not positional:
+        raise ValueError("a sparse pattern's masks need positional encoding (positional=True)")
     if positional:
         check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
-        net = positional_network(m, d, n)
+        net = positional_network(m, d, n, masks)
         grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
-        table_digits = grid.reshape(-1, n, d).astype(np.int64)
+        G, ff_value_layers, violations = _table_values(name, net, grid.reshape(-1, n, d), digits,
+                                                       m)
+        precision = "exact integers (hardmax, Phi activations)"
     else:
         net = dense_network(m, d, n)
-        table_digits = _class_digits(m, d, n, budget, repeats=False)
+        q = run_integer(net, digits)
+        repeated = repeated_tokens(digits, m)
+        G = np.where(repeated[:, None, None], 0.0, grid_target(name, digits, m))
+        span = dense_code_range(m, d, n)
+        violations = 0 if span is None else int(sum(
+            span[0] <= int(v) <= span[1] for v in q[repeated].ravel()))
+        ff_value_layers = n * math.comb(m**d, n)
+        precision = ("exact integers (hardmax, Phi activations); value map at the sampled cells, "
+                     "property 4 per sample")
+    params = (quantizer_parameters(m, d) + net.parameters()
+              + ff_value_layers * (3 * d + 1))
+    bits_per_parameter = int(net.value_bound).bit_length() + 1  # and a sign
+    connections = sum(n * n if layer.mask is None else int(net.masks[layer.mask].sum())
+                      for layer in net.layers)
+    return {
+        "G": G,
+        "layers_ff_quantize": d * m,
+        "layers_attention": net.attention_layers,
+        "layers_ff_value": ff_value_layers,
+        "layers_total": d * m + net.attention_layers + ff_value_layers,
+        "connections": connections,
+        "connections_per_layer": connections / len(net.layers),
+        "parameters": params,
+        "bits_per_parameter": bits_per_parameter,
+        "bits": params * bits_per_parameter,
+        "property4_violations": violations,
+        "precision": precision,
+    }
+
+
+def _table_values(name: str, net, table_digits: np.ndarray, digits: np.ndarray,
+                  m: int) -> tuple[np.ndarray, int, int]:
+    """The value mapping as a looked-up table: the sample's outputs ``G``, the table's entries
+    and the property-4 violations (sample values inside ``[t_l, t_r]`` that are not in it)."""
+    S, n, d = digits.shape
     q_table = run_integer(net, table_digits)
     # no distinct-token input when m^d < n: an empty table (every input maps to 0)
     v_table = (grid_target(name, table_digits, m) if len(table_digits)
@@ -199,42 +254,43 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     vals = v_table.reshape(-1, d)[order]
     if np.any(keys[1:] == keys[:-1]):
         raise ValueError("the contextual mapping repeats a value on the grid; no value mapping")
-    digits = quantize(X, m).astype(np.int64)
-    q = run_integer(net, digits)
-    flat = q.ravel()
+    flat = run_integer(net, digits).ravel()
     if len(keys) == 0:      # fewer grid tokens than n: every grid input repeats a token
-        G = np.zeros((S, n, d))
-        violations = 0
-    else:
-        t_l, t_r = keys[0], keys[-1]
-        pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
-        hit = keys[pos] == flat
-        G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
-        violations = int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
-    ff_value_layers = len(keys)
-    params = (quantizer_parameters(m, d) + net.parameters()
-              + ff_value_layers * (3 * d + 1))
-    return {
-        "G": G,
-        "layers_ff_quantize": d * m,
-        "layers_attention": net.attention_layers,
-        "layers_ff_value": ff_value_layers,
-        "layers_total": d * m + net.attention_layers + ff_value_layers,
-        "parameters": params,
-        "property4_violations": violations,
-        "precision": "exact integers (hardmax, Phi activations)",
-    }
+        return np.zeros((S, n, d)), 0, 0
+    t_l, t_r = keys[0], keys[-1]
+    pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
+    hit = keys[pos] == flat
+    G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
+    return G, len(keys), int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
 
 
 def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
-             rng: np.random.Generator, dps: int = 40) -> dict:
-    """Kajitsuka & Sato's two-layer route: quantizing FFN, one rank-1 attention, Zhang FFN.
+             rng: np.random.Generator, dps: int = 40,
+             certificate_budget: int | None = None) -> dict:
+    """Kajitsuka & Sato's three-layer route: quantizing FFN, one rank-1 attention, Zhang FFN.
 
     FFN 1 maps a token to ``1 + (digits + 1/2)/m`` (cube centres shifted so that
     ``r_min >= 1``); the attention uses a random unit ``v`` (``v = 1`` for ``d = 1``),
     ``eps = 1/m`` (token separation) and ``r_max = 2 sqrt(d)``; FFN 2 memorizes every (token,
-    context) point of every grid multiset (repeated tokens included) with labels ``f_bar``,
-    solved in mpmath with ``dps`` digits and evaluated in float64.
+    context) point ``z = a . y`` of every grid multiset (repeated tokens included) with labels
+    ``f_bar``.
+
+    **Certificate** (over all ``C(m^d + n - 1, n)`` multisets, at most ``certificate_budget``;
+    ``budget`` when None): the points are sorted (O(G log G)); two adjacent points with different
+    labels must differ. A gap that clears the float64 rounding bound of the points is decided in
+    float64; the others (float64 ties included) are recomputed in ball arithmetic
+    (``_point_ball``: the exact rational tokens, the float64 weights taken exactly) and decided
+    there; a pair that no precision up to ``ARB_BITS[-1]`` separates is counted in
+    ``undecided_gaps`` (equal points with different labels would refute the mapping; balls cannot
+    prove equality, so such a pair leaves the route undecided, not refuted).
+    ``min_separation`` is the smallest certified gap between points with different labels, and
+    ``bits_per_parameter`` the bits to resolve it relative to the largest point.
+
+    **Memorization**: within ``budget`` multisets the Zhang FFN is solved in mpmath (``dps``
+    digits) and its float64 residual is checked against its rounding bound; above it the FFN is
+    not built (residual NaN), nor where float64 cannot resolve the points. The route's output on
+    the sample is the exact network's, ``f_bar`` at the sample's cell (every multiset is
+    memorized), valid when every gap is certified.
     """
     check_target(name)
     m = check_inverse_delta(m)
@@ -242,56 +298,50 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
     if not (isinstance(lam, (int, float, np.floating)) and math.isfinite(lam) and lam > 0):
         raise ValueError(f"lam must be a finite number > 0, got {lam!r}")
     integer("dps", dps, 16)  # mpmath digits
+    integer("budget", budget, 1)
+    certificate_budget = budget if certificate_budget is None else certificate_budget
     S, n, d = X.shape
     v = np.ones(1) if d == 1 else rng.normal(size=d)
     v = v / np.linalg.norm(v)
     eps, r_max = 1.0 / m, 2.0 * math.sqrt(d)
     W_O = output_scale(eps, r_max) * v
-
-    def ffn1(digits):
-        return 1.0 + (digits + 0.5) / m
-
-    cls = _class_digits(m, d, n, budget, repeats=True)
-    Y = rank1_attention(ffn1(cls), v, lam, W_O).reshape(-1, d)
-    labels = grid_target(name, cls, m).reshape(-1, d)
     a = np.ones(1) if d == 1 else rng.normal(size=d)
-    z = Y @ a
-    # identical (token, context) points are the same point with the same label: merge them.
-    zu, first = np.unique(z, return_index=True)
-    lab = labels[first]
-    gaps = np.diff(zu)
-    min_gap = float(gaps.min()) if gaps.size else math.inf
-    rounding = 8 * np.finfo(float).eps * float(np.max(np.abs(zu)))
-    # labels must agree where points coincide (consistency); count conflicts
-    idx = np.searchsorted(zu, z)
-    conflicts = int(np.sum(np.any(np.abs(labels - lab[idx]) > 1e-12, axis=1)))
-    collapsed = min_gap <= rounding
-    with mpmath.workdps(dps):
-        zm = [mpmath.mpf(float(t)) for t in zu]
-        nets = [fit_relu_interpolant(zm, [mpmath.mpf(float(t)) for t in lab[:, i]])
-                for i in range(d)]
-        b = np.array([float(t) for t in nets[0].b])
-        W = np.array([[float(t) for t in f.w] for f in nets])      # (d, N)
-    # c(z) = sum_{b_j < z} w_j (z - b_j) = z P_k - Q_k with the prefix sums P_k = sum_{j<k} w_j,
-    # Q_k = sum_{j<k} w_j b_j over the k biases below z (the biases increase): O((S + N) log N).
-    P = np.concatenate([np.zeros((d, 1)), np.cumsum(W, axis=1)], axis=1)
-    Q = np.concatenate([np.zeros((d, 1)), np.cumsum(W * b, axis=1)], axis=1)
-
-    def ffn2(zq):
-        k = np.searchsorted(b, zq, side="left")
-        return (zq[:, None] * P[:, k].T) - Q[:, k].T
-
-    resid = float(np.max(np.abs(ffn2(zu) - lab)))
-    # float64 evaluation of ``z P_k - Q_k`` with recursive prefix sums: at most
-    # gamma_{N+2} (max|z| sum|w| + sum|w b|) with gamma_k = k eps / (1 - k eps) (Higham, Thm 4.4).
-    u = (len(zu) + 2) * np.finfo(float).eps
-    bound = float(u / (1 - u) * np.max(np.abs(zu).max() * np.abs(W).sum(axis=1)
-                                      + np.abs(W * b).sum(axis=1)))
-    digits = quantize(X, m).astype(np.int64)
-    Ys = rank1_attention(ffn1(digits), v, lam, W_O)
-    G = ffn2((Ys @ a).ravel()).reshape(S, n, d)
+    cls = _class_digits(m, d, n, certificate_budget, repeats=True)
+    z = rank1_attention(1.0 + (cls + 0.5) / m, v, lam, W_O) @ a            # (C, n)
+    labels = grid_target(name, cls, m)                                      # (C, n, d)
+    order = np.argsort(z.ravel(), kind="stable")
+    zs, lab = z.ravel()[order], labels.reshape(-1, d)[order]
+    same_label = np.all(lab[1:] == lab[:-1], axis=1)
+    gaps = np.diff(zs)
+    rounding = 8 * np.finfo(float).eps * float(np.max(np.abs(zs)))
+    # adjacent points with different labels: decided in float64 above the rounding bound
+    need = np.flatnonzero(~same_label)
+    float_ok = gaps[need] > rounding
+    certified = gaps[need][float_ok]
+    undecided, arb_gaps = 0, []
+    for pos in need[~float_ok]:
+        gap = _ball_gap(cls, order[pos], order[pos + 1], m, v, lam, W_O, a)
+        if gap is None:
+            undecided += 1
+        else:
+            arb_gaps.append(gap)
+    # log2 of the smallest certified gap (a ball's gap can lie far below float64's range)
+    log2_gap = float(min([*np.log2(certified).tolist(), *arb_gaps], default=math.inf))
+    zu, first = np.unique(zs, return_index=True)
     N = len(zu)
+    out = {"memorized_points": N, "certified_points": int(zs.size),
+           "gaps_in_arb": len(arb_gaps), "collapsed": bool(len(arb_gaps) or undecided),
+           "undecided_gaps": undecided, "min_separation": 2.0**log2_gap,
+           "log10_min_separation": log2_gap * math.log10(2),
+           "memorization_residual": math.nan, "residual_bound": math.nan}
+    built = len(cls) <= budget and not (len(arb_gaps) or undecided)
+    if built:
+        out.update(_zhang_residual(zu, lab[first], dps))
+    G = grid_target(name, quantize(X, m).astype(np.int64), m)
     params = (3 * d * (m - 1) + d) + 4 * d + (d + N + d * N)
+    # the points must be told apart: relative resolution min gap / max |z| (1 bit with one point)
+    bits_per_parameter = 1.0 if not math.isfinite(log2_gap) else float(
+        max(1, math.ceil(math.log2(float(np.max(np.abs(zu)))) - log2_gap)) + 1)
     return {
         "G": G,
         "layers_ff_quantize": 1,
@@ -299,11 +349,73 @@ def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,
         "layers_ff_value": 1,
         "layers_total": 3,
         "parameters": params,
-        "memorized_points": N,
-        "min_separation": min_gap,
-        "collapsed": bool(collapsed),
-        "label_conflicts": conflicts,
-        "memorization_residual": resid,
-        "residual_bound": bound,
-        "precision": f"float64 forward; FFN solved in mpmath ({dps} digits)",
+        "bits_per_parameter": bits_per_parameter,
+        "bits": params * bits_per_parameter,
+        **out,
+        "precision": ("float64 certificate" + (f", {len(arb_gaps)} gaps in ball arithmetic"
+                                               if arb_gaps else "")
+                      + (f"; FFN solved in mpmath ({dps} digits)" if built else
+                         "; FFN not built (float64 cannot resolve the points)"
+                         if len(cls) <= budget else
+                         "; FFN not built (over memorization_budget)")),
     }
+
+
+#: Precisions (bits) of the ball recomputation of a gap that float64 cannot decide.
+ARB_BITS = (128, 512, 2048)
+
+
+def _point_ball(tokens: np.ndarray, k: int, m: int, v, lam: float, W_O, a):
+    """``z = a . (t_k + W_O sum_j softmax_j(lam z_k z) z_j)`` of token ``k`` of the grid
+    multiset ``tokens: (n, d)`` (digits) as a ball: ``t = 1 + (digits + 1/2) / m`` exactly, the
+    float64 ``v``, ``lam``, ``W_O``, ``a`` taken exactly."""
+    from flint import arb
+
+    T = [[1 + (arb(2 * int(x) + 1) / (2 * m)) for x in row] for row in tokens]
+    vv, WO, aa, lm = ([arb(float(x)) for x in w] for w in (v, W_O, a, [lam]))
+    zj = [sum((t * c for t, c in zip(row, vv, strict=True)), arb(0)) for row in T]
+    w = [(lm[0] * zj[k] * x).exp() for x in zj]
+    ctx = sum((wi * x for wi, x in zip(w, zj, strict=True)), arb(0)) / sum(w, arb(0))
+    return sum(((T[k][i] + ctx * WO[i]) * aa[i] for i in range(len(aa))), arb(0))
+
+
+def _ball_gap(cls: np.ndarray, i: int, j: int, m: int, v, lam: float, W_O, a) -> float | None:
+    """The gap between the points of flat indices ``i`` and ``j`` (multiset ``index // n``, token
+    ``index % n`` of ``cls``), decided in ball arithmetic at ``ARB_BITS``: log2 of its lower bound
+    when a ball excludes 0 (no underflow), None when none does (equal, as far as these precisions
+    tell)."""
+    from flint import ctx
+
+    n = cls.shape[1]
+    for bits in ARB_BITS:
+        with ctx.workprec(bits):
+            diff = (_point_ball(cls[i // n], i % n, m, v, lam, W_O, a)
+                    - _point_ball(cls[j // n], j % n, m, v, lam, W_O, a))
+            if not diff.contains(0):
+                return float(abs(diff).lower().log().mid()) / math.log(2)
+    return None
+
+
+def _zhang_residual(zu: np.ndarray, lab: np.ndarray, dps: int) -> dict:
+    """The Zhang FFN through the points ``zu`` (increasing) with labels ``lab: (N, d)``, solved in
+    mpmath with ``dps`` digits: its largest float64 residual on the points and the rigorous bound
+    of its float64 evaluation."""
+    d = lab.shape[1]
+    with mpmath.workdps(dps):
+        zm = [mpmath.mpf(float(t)) for t in zu]
+        nets = [fit_relu_interpolant(zm, [mpmath.mpf(float(t)) for t in lab[:, i]])
+                for i in range(d)]
+        b = np.array([float(t) for t in nets[0].b])
+        W = np.array([[float(t) for t in f.w] for f in nets])      # (d, N)
+    # c(z) = sum_{b_j < z} w_j (z - b_j) = z P_k - Q_k with the prefix sums P_k = sum_{j<k} w_j,
+    # Q_k = sum_{j<k} w_j b_j over the k biases below z (the biases increase): O(N log N).
+    P = np.concatenate([np.zeros((d, 1)), np.cumsum(W, axis=1)], axis=1)
+    Q = np.concatenate([np.zeros((d, 1)), np.cumsum(W * b, axis=1)], axis=1)
+    k = np.searchsorted(b, zu, side="left")
+    resid = float(np.max(np.abs(zu[:, None] * P[:, k].T - Q[:, k].T - lab)))
+    # float64 evaluation of ``z P_k - Q_k`` with recursive prefix sums: at most
+    # gamma_{N+2} (max|z| sum|w| + sum|w b|) with gamma_k = k eps / (1 - k eps) (Higham, Thm 4.4).
+    u = (len(zu) + 2) * np.finfo(float).eps
+    bound = float(u / (1 - u) * np.max(np.abs(zu).max() * np.abs(W).sum(axis=1)
+                                      + np.abs(W * b).sum(axis=1)))
+    return {"memorization_residual": resid, "residual_bound": bound}

@@ -104,8 +104,49 @@ def optimised(d_opt=lambda n, k: 2 + math.log2(n) * k, trials=3):
     return pd.DataFrame(rows)
 
 
+BUDGETS = (1.5, 2.0, 4.0, 8.0, 16.0)
+
+
+def frontier(law=lambda n, b, k: 3 * k**0.5 * math.log(n) / math.log1p(2 * b), trials=2,
+             noise=0.1, seed=0):
+    """A frontier table whose d follows ``law(n, budget, k)`` (rounded, at least 2) with a
+    multiplicative noise, both criteria, slice at budget 2, lower bound the packing curve."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in (1, 2):
+        for n in (16, 32, 64, 128):
+            for t in range(trials):
+                for criterion in ("per-entry", "mass"):
+                    for b in BUDGETS:
+                        d = float(max(2, round(law(n, b, k) * math.exp(noise * rng.normal()))))
+                        packing = math.log(n) / math.log1p(2 * b)
+                        rows.append({"n": n, "k": k, "trial": t, "criterion": criterion,
+                                     "budget": b, "d_opt": d, "opt_found": True,
+                                     "slice": b == 2.0, "d_first": 2, "d_max": 64,
+                                     "d_lower": float(max(2, math.ceil(packing))),
+                                     "packing_curve": packing,
+                                     "normalised": d * math.log1p(2 * b) / math.log(n),
+                                     "radius_q": 1.5 * b, "radius_k": 1.5 * b,
+                                     "opt_norm_q": 1.5 * b, "opt_norm_k": 1.4 * b})
+    return pd.DataFrame(rows)
+
+
+def unbounded():
+    """The circle (k = 1) and the moment curve (k = 2, 3) passing at their scale only."""
+    rows = []
+    for k in (1, 2, 3):
+        for n in (16, 32, 64, 128):
+            for criterion in ("per-entry", "mass"):
+                rows.append({"n": n, "k": k, "trial": 0, "criterion": criterion,
+                             "construction": "circle" if k == 1 else "moment curve",
+                             "d": 2 * k, "ok": True, "tenth_ok": False,
+                             "budget_needed": 0.05 * n ** (2 * k), "float64_decided": True})
+    return pd.DataFrame(rows)
+
+
 def _tables(null, ci):
-    return {**null, **ci, "optimised_inputs": optimised()}
+    return {**null, **ci, "optimised_inputs": optimised(), "frontier": frontier(),
+            "frontier_unbounded": unbounded()}
 
 
 def _set(df, **columns):
@@ -161,8 +202,16 @@ CONTRADICTED = {
         random_over_opt=lambda df: df["d_random"] / df["d_opt"])},
     S + "optimised_above_lower_bound": lambda t: {**t, "optimised_inputs": _set(
         t["optimised_inputs"], d_lower=lambda df: df["d_opt"] + 1)},
-    # a constant d in n (what inputs without a norm bound allow) is not growth
-    S + "optimised_d_grows": lambda t: {**t, "optimised_inputs": optimised(lambda n, k: 5.0)},
+    # a d that falls with n (shown not to grow; a constant one is the power simulation's)
+    S + "optimised_d_grows": lambda t: {**t, "frontier": frontier(
+        lambda n, b, k: 16 - 2 * math.log(n))},
+    # d independent of the budget (the budget-free O(log n)): elasticity 0
+    S + "frontier_budget_elasticity": lambda t: {**t, "frontier": frontier(
+        lambda n, b, k: 3 * k**0.5 * math.log(n))},
+    S + "frontier_above_lower_bound": lambda t: {**t, "frontier": _set(
+        t["frontier"], d_lower=lambda df: df["d_opt"] + 1)},
+    S + "unbounded_constructions": lambda t: {**t, "frontier_unbounded": _first(
+        t["frontier_unbounded"], "tenth_ok", True)},
 }
 
 
@@ -192,8 +241,14 @@ MISSING = {
         t["optimised_inputs"], opt_found=lambda df: df["trial"] != 0)},
     S + "optimised_above_lower_bound": lambda t: {**t, "optimised_inputs": _set(
         t["optimised_inputs"], opt_found=False)},
-    S + "optimised_d_grows": lambda t: {**t, "optimised_inputs": t["optimised_inputs"][
-        t["optimised_inputs"]["n"] <= 32]},
+    S + "optimised_d_grows": lambda t: {**t, "frontier": t["frontier"][
+        t["frontier"]["n"] <= 32]},
+    # a problem that reached no d up to d_max: its d is only bounded below
+    S + "frontier_budget_elasticity": lambda t: {**t, "frontier": _first(
+        _first(t["frontier"], "opt_found", False), "d_opt", math.nan)},
+    S + "frontier_above_lower_bound": lambda t: {**t, "frontier": _set(
+        t["frontier"], opt_found=False)},
+    S + "unbounded_constructions": _empty("frontier_unbounded"),
 }
 
 
@@ -222,6 +277,23 @@ def test_an_underpowered_design_is_not_evaluated():
     row = CLAIMS[S + "below_n"].judge(synthetic(ks=(1,)))
     assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
     assert row["power"] < 0.8 and "would have passed" in row["note"]
+
+
+def test_a_slope_interval_over_zero_is_undecided_never_passed_or_failed():
+    """Three n, one target, d wobbling around a constant: growth is neither shown nor excluded."""
+    df = frontier(lambda n, b, k: {16: 5, 32: 7, 64: 4, 128: 6}[n], trials=1, noise=0.0)
+    row = CLAIMS[S + "optimised_d_grows"].judge({"frontier": df[df["n"] <= 64]})
+    assert row["status"] == "not evaluated" and row["reason"] == "undecided", row["note"]
+
+
+def test_the_band_statistic_alone_could_not_reject_a_budget_free_d():
+    """The elasticity tells a budget-free d apart although its band max / min stays below 3."""
+    df = frontier(lambda n, b, k: 3 * k**0.5 * math.log(n), noise=0.0)
+    row = CLAIMS[S + "frontier_budget_elasticity"].judge({"frontier": df})
+    assert row["status"] == "fail"
+    band = df.groupby(["k", "n", "trial", "criterion"])["normalised"].agg(
+        lambda v: v.max() / v.min())
+    assert band.max() < 3
 
 
 def test_claims_are_registered_with_provenance():

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from cases import (
     UA_APPROXIMATION,
-    UA_APPROXIMATION_D,
+    UA_APPROXIMATION_SERIES,
     UA_LEMMA6,
     UA_LEMMA6_GRIDS,
     UA_PATTERNS,
@@ -47,8 +47,8 @@ def tables():
         r, c = lemma6_check(m=m, d=d, n=n, **UA_LEMMA6)
         rows.append(r)
         curves += c
-    approx = [r for name in UA_TARGETS for d in UA_APPROXIMATION_D
-              for r in approximation_table(target=name, d=d, **UA_APPROXIMATION)]
+    approx = [r for name in UA_TARGETS for series in UA_APPROXIMATION_SERIES
+              for r in approximation_table(target=name, **series, **UA_APPROXIMATION)]
     return {
         "lemma6": pd.DataFrame(rows),
         "lemma6_softmax": pd.DataFrame(curves),
@@ -150,7 +150,7 @@ CONTRADICTED = {
     RATE: lambda t: {**t, "approximation": rates(lambda route, d, p: 0.5)},
     U + "value_mapping_property4": changed("approximation", lambda df: df["route"] == "yun",
                                            property4_violations=1),
-    U + "two_layer_route": changed("approximation", is_ks, memorization_residual=lambda df:
+    U + "three_layer_route": changed("approximation", is_ks, memorization_residual=lambda df:
                                    3 * df["residual_bound"]),
     U + "depth_at_equal_delta": changed("approximation", L1_over_ks=0.5, L2_over_ks=0.5),
     U + "assumption1": changed("patterns", lambda df: df["pattern"] == "causal_strided",
@@ -180,7 +180,7 @@ MISSING = {
     RATE: lambda t: {**t, "approximation": rates(inv_delta=(12, 16, 24, 32))},
     U + "value_mapping_property4": lambda t: {**t, "approximation": t["approximation"][
         is_ks(t["approximation"])]},
-    U + "two_layer_route": lambda t: {**t, "approximation": t["approximation"][
+    U + "three_layer_route": lambda t: {**t, "approximation": t["approximation"][
         ~is_ks(t["approximation"])]},
     U + "depth_at_equal_delta": changed("approximation", L1_over_ks=math.nan),
     # patterns.names: [dense]

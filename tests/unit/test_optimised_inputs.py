@@ -55,29 +55,35 @@ def test_module_logits_are_x1_x2_transposed():
         module_logits(X1, X2[:, :4])
 
 
-def _loss(S, problem, gamma, eps_ratio, margin):
-    """The hinge loss written directly (for autograd)."""
-    n = S.shape[0]
-    sup = S[problem.rows, problem.cols]
-    z = torch.relu(S[:, :, None] - sup[:, None, :] + gamma + margin)
-    z = z * (problem.off[:, :, None] & problem.real[:, None, :])
-    dev = sup - problem.log_a
-    w = torch.relu(dev[:, :, None] - dev[:, None, :] - eps_ratio + margin) * problem.pair
-    return (z.sum() + w.sum()) / n
+def _loss(S, A, gamma, eps_ratio, margin):
+    """The hinge loss of one target written directly, row by row (for autograd)."""
+    total = 0
+    for i in range(A.n):
+        support = A.cols[i, : A.count[i]]
+        off = np.setdiff1d(np.arange(A.n), support)
+        sup = S[i, support]
+        total = total + torch.relu(S[i, off][:, None] - sup[None, :] + gamma + margin).sum()
+        dev = sup - torch.from_numpy(np.log(A.vals[i, : A.count[i]]))
+        total = total + torch.relu(dev[:, None] - dev[None, :] - eps_ratio + margin).sum()
+    return total / A.n
 
 
 @pytest.mark.parametrize("kind,k", [("permutations", 1), ("band", 2), ("permutations", 3)])
 def test_hinge_gradient_is_the_gradient_of_the_loss(kind, k):
     """The hand-written (sub)gradient equals autograd's away from the hinges' kinks (random
-    logits: no term is exactly 0), padding slots of colliding permutations included."""
-    A = target(kind, 12, k, 4.0, seed=3)
-    problem = _Problem.of(A, torch.device("cpu"))
-    S = torch.tensor(np.random.default_rng(1).standard_normal((12, 12)) * 2, requires_grad=True)
-    loss = _loss(S, problem, GAMMA, EPS_R, 0.05)
-    loss.backward()
-    value, dS = hinge_gradient(S.detach(), problem, GAMMA, EPS_R, 0.05)
-    assert value == pytest.approx(float(loss.detach()), rel=1e-12)
-    assert value > 0
+    logits: no term is exactly 0), padding slots of colliding permutations included, for each
+    member of a batch (two targets, two margins gamma)."""
+    targets = [target(kind, 12, k, 4.0, seed=3), target(kind, 12, k, 4.0, seed=4)]
+    eps_zero = [EPS_Z, 0.01]
+    problem = _Problem.of(targets, torch.device("cpu"), eps_zero)
+    S = torch.tensor(np.random.default_rng(1).standard_normal((2, 12, 12)) * 2,
+                     requires_grad=True)
+    losses = [_loss(S[p], targets[p], math.log(1 / eps_zero[p]), EPS_R, 0.05) for p in range(2)]
+    sum(losses).backward()
+    value, dS = hinge_gradient(S.detach(), problem, EPS_R, 0.05)
+    for p in range(2):
+        assert float(value[p]) == pytest.approx(float(losses[p].detach()), rel=1e-12)
+        assert value[p] > 0
     assert torch.allclose(dS, S.grad, atol=1e-15)
 
 

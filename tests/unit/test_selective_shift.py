@@ -156,3 +156,43 @@ def test_sparse_mapping_separates_every_input(name):
 def test_causal_refused():
     with pytest.raises(ValueError, match="Assumption 1.3"):
         positional_network(2, 1, 4, pattern_masks("causal_strided", 4))
+
+
+@pytest.mark.parametrize(("m", "d", "n"), [(3, 1, 2), (5, 1, 4), (3, 2, 3), (4, 2, 2), (2, 2, 4)])
+def test_code_range_is_the_extremes_over_every_distinct_input(m, d, n):
+    """dense_code_range's n + 1 vertex inputs give the min and max of q over all C(m^d, n)."""
+    from expressivity.selective_shift import dense_code_range
+    from expressivity.universal import _class_digits
+
+    q = run_integer(dense_network(m, d, n), _class_digits(m, d, n, 10**6, repeats=False))
+    values = [int(v) for v in q.ravel()]
+    assert dense_code_range(m, d, n) == (min(values), max(values))
+
+
+def test_code_range_rests_on_the_closed_form_of_the_recursion():
+    """q from the recursion of dense_code_range's docstring equals run_integer's on random inputs
+    with distinct tokens."""
+    m, d, n = 5, 2, 3
+    D = m**d
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        c = np.sort(rng.choice(D, size=n, replace=False))
+        v = [int(c[0]) + D * int(c[-1] - c[0])]
+        for ci in c[1:]:
+            v.append(int(ci) + D * (v[-1] - int(ci)))
+        expected = sorted(x + D ** (n + 1) * (v[-1] - v[0]) for x in v)
+        digits = np.stack([(c // m**i) % m for i in range(d)], axis=-1)[None]
+        assert sorted(int(x) for x in run_integer(dense_network(m, d, n), digits)[0]) == expected
+
+
+def test_code_range_is_none_without_a_distinct_input():
+    from expressivity.selective_shift import dense_code_range
+
+    assert dense_code_range(2, 1, 3) is None
+
+
+@pytest.mark.parametrize("key", sorted(NOTES))
+def test_code_range_matches_the_notes(key):
+    from expressivity.selective_shift import dense_code_range
+
+    assert dense_code_range(*key) == NOTES[key]

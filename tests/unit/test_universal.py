@@ -43,6 +43,26 @@ def test_yun_route_exact_on_distinct_grid_points():
     assert r["layers_attention"] == m**d + 1
 
 
+@pytest.mark.parametrize(("m", "d", "n"), [(6, 1, 3), (3, 2, 3), (5, 1, 4)])
+def test_yun_route_without_a_table_equals_the_table_lookup(m, d, n):
+    """The value map evaluated at the sampled cells (distinct tokens: f_bar at the cell; repeated:
+    0 after the per-sample property-4 check) gives the table route's outputs and counts."""
+    from expressivity.quantization import quantize
+    from expressivity.selective_shift import dense_network
+    from expressivity.universal import _class_digits, _table_values
+
+    X = sample(np.random.default_rng(1), 400, n, d)
+    r = yun_route("softmax_average", X, m, budget=10**4)
+    digits = quantize(X, m).astype(np.int64)
+    G, entries, violations = _table_values(
+        "softmax_average", dense_network(m, d, n), _class_digits(m, d, n, 10**6, False), digits, m)
+    # equal up to the order of the softmax sums (the table holds each class's tokens sorted)
+    assert np.array_equal(r["G"] == 0, G == 0) and np.allclose(r["G"], G, rtol=0, atol=1e-15)
+    assert r["layers_ff_value"] == entries
+    assert r["property4_violations"] == violations == 0
+    assert repeated_tokens(digits, m).any() and (~repeated_tokens(digits, m)).any()
+
+
 def test_fewer_grid_tokens_than_n_maps_everything_to_zero():
     """m^d < n: no grid input has distinct tokens; the value table is empty, the output 0."""
     X = sample(np.random.default_rng(0), 50, 3, 1)
@@ -61,7 +81,7 @@ def test_ks_route_interpolates_grid():
     X = (digits + 0.5) / m
     r = ks_route("sin_mean", X, m, 1.0, 10**4, np.random.default_rng(0))
     assert np.allclose(r["G"], target("sin_mean", X), atol=1e-6)
-    assert not r["collapsed"] and r["label_conflicts"] == 0
+    assert not r["collapsed"] and r["undecided_gaps"] == 0
 
 
 def test_lp_errors():
@@ -83,7 +103,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"1/delta .*must be an integer >= 2"):
         yun_route("sin_mean", X, 1, 100)
     with pytest.raises(ValueError, match="over the budget of 100"):
-        yun_route("sin_mean", X, 16, 100)
+        yun_route("weighted_shift", X, 16, 100, positional=True)
     with pytest.raises(ValueError, match=r"X must hold finite inputs in \[0, 1\)"):
         yun_route("sin_mean", X + 1.0, 4, 100)
     with pytest.raises(ValueError, match="X must be a non-empty sample of shape"):
@@ -99,3 +119,54 @@ def test_bad_input():
     with pytest.raises(ValueError, match="unknown route"):
         table_size("deep", 4, 3, 1)
     assert set(TARGETS) >= {"sin_mean", "softmax_average", "weighted_shift"}
+
+
+def test_ks_certificate_decides_sub_rounding_gaps_in_ball_arithmetic():
+    """At lam = 80 the softmax saturates and context values of different labels lie closer than
+    float64's rounding bound (down to 1e-35): they are decided in ball arithmetic, all separated,
+    and the FFN (which float64 could not evaluate) is not built."""
+    X = sample(np.random.default_rng(0), 20, 3, 1)
+    r = ks_route("sin_mean", X, 4, 80.0, 10**4, np.random.default_rng(0))
+    assert r["gaps_in_arb"] > 0 and r["undecided_gaps"] == 0 and r["collapsed"]
+    assert 0 < r["min_separation"] < 1e-30
+    assert np.isnan(r["memorization_residual"]) and "ball arithmetic" in r["precision"]
+    assert "float64 cannot resolve" in r["precision"] and r["bits_per_parameter"] > 100
+    # the exact network's outputs: f_bar at every cell, repeated tokens included
+    assert np.array_equal(r["G"], target("sin_mean", (np.floor(X * 4) + 0.5) / 4))
+
+
+def test_ks_certificate_leaves_unresolvable_gaps_undecided():
+    """At lam = 2000 the gaps fall below 2^-2048: no ball up to ARB_BITS decides them."""
+    X = sample(np.random.default_rng(0), 5, 3, 1)
+    r = ks_route("sin_mean", X, 4, 2000.0, 10**4, np.random.default_rng(0))
+    assert r["undecided_gaps"] > 0 and np.isnan(r["memorization_residual"])
+
+
+def test_ball_gap_of_a_point_with_itself_is_undecided():
+    """The same (token, multiset) twice: no precision separates it (a conflict, were the labels
+    different)."""
+    from expressivity.universal import _ball_gap
+
+    cls = np.array([[[0, 1], [2, 3], [4, 5]], [[0, 1], [2, 3], [4, 5]]])
+    v = np.array([0.6, 0.8])
+    assert _ball_gap(cls, 1, 4, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5])) is None
+    log2_gap = _ball_gap(cls, 0, 1, 8, v, 1.0, 0.01 * v, np.array([1.0, -0.5]))
+    assert log2_gap is not None and -60 < log2_gap < 10
+
+
+def test_sparse_routes_give_the_dense_positional_outputs_with_fewer_connections():
+    """Yun et al. 2020b: under STRIDED attention the positional route's contextual mapping still
+    separates every grid input, so its outputs are the dense route's; each layer sees fewer keys,
+    and the pattern's cycle adds layers."""
+    from expressivity.sparse_patterns import pattern_masks
+
+    X = sample(np.random.default_rng(2), 300, 4, 1)
+    dense = yun_route("weighted_shift", X, 4, 10**4, positional=True)
+    sparse = yun_route("weighted_shift", X, 4, 10**4, positional=True,
+                       masks=pattern_masks("strided", 4))
+    assert np.array_equal(dense["G"], sparse["G"])
+    assert dense["property4_violations"] == sparse["property4_violations"] == 0
+    assert dense["connections_per_layer"] == 16 > sparse["connections_per_layer"]
+    assert sparse["layers_attention"] >= dense["layers_attention"]
+    with pytest.raises(ValueError, match="positional"):
+        yun_route("weighted_shift", X, 4, 10**4, masks=pattern_masks("strided", 4))

@@ -36,6 +36,9 @@ NEEDS_DEFAULT_SCALE = {
     "sparse_approximation.log_n_not_beaten_by_log_power",
     "sparse_approximation.mass_calibrated_tracks_prediction",
     "universal_approximation.error_rate_derived",
+    # the frontier at n = 8..32, one target each, two budgets: floors at d = 2..4 and one degree
+    # of freedom per slope leave both intervals over an edge
+    "sparse_approximation.frontier_budget_elasticity", "sparse_approximation.optimised_d_grows",
 }
 
 

@@ -295,6 +295,30 @@ def per_job(cost, device="cpu"):
     }
 
 
+def chunked_jobs(points, cost, device, split):
+    """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
+    section, one per (n, k, chunk of trials) of its ``points`` ``(n, k, trials)``; ``cost(n, k,
+    trials)`` is a chunk's cost model, ``split(trials, seconds per trial, hours)`` its chunking.
+    Each point's trials go where all of them together are placed (``placement``) and are split so
+    that no job, its start included, is planned there longer than node.job_minutes (nor its
+    runtime over limits.job_hours)."""
+    jobs = {}
+    chunk_seconds = min(
+        60 * NODE["job_minutes"], plannable_seconds(config["limits"]["job_hours"])
+    )
+    for n, k, trials in points:
+        cpu_s, _, gpu_s = cost(n, k, trials)
+        on_gpu = placement(device, cpu_s, gpu_s) != "cpu" and gpu_s is not None
+        # the job's start (trials = 0) on that device, and each trial's seconds after it
+        start = cost(n, k, 0)[2 if on_gpu else 0]
+        total = gpu_s if on_gpu else cpu_s
+        for first, last in split(
+            trials, (total - start) / trials, (chunk_seconds - start) / 3600
+        ):
+            jobs[n, k, first, last] = cost(n, k, last - first + 1)
+    return jobs
+
+
 def job_device(resources, device):
     """The ``device`` param of every job of a rule with a GPU path, from its ``resources``
     (``per_job``'s or ``planned``'s, for the stage's ``device``): ``device`` where the job's

@@ -41,32 +41,18 @@ SA_VARY = dict(
 )
 
 
-def sa_series_plan(series):
-    """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
-    section, one per (n, k, chunk of trials). Each point's trials go where all of them together
-    are placed (``placement``) and are split so that no job, its start included, is planned
-    there longer than node.job_minutes (nor its runtime over limits.job_hours)."""
-    jobs = {}
-    chunk_seconds = min(
-        60 * NODE["job_minutes"], plannable_seconds(config["limits"]["job_hours"])
+# the jobs of the sweep-like sections: one per (n, k, chunk of trials), see chunked_jobs
+SA_SWEEP_JOBS, SA_MASS_JOBS = (
+    chunked_jobs(
+        sa_sweep_points(SA_CFG[series]),
+        lambda n, k, trials, series=series: sa_chunk_cost(
+            SA_CFG, series, n, k, trials, SA_RATES
+        ),
+        SA_DEVICE,
+        sa_trial_chunks,
     )
-    for n, k, trials in sa_sweep_points(SA_CFG[series]):
-        cpu_s, _, gpu_s = sa_chunk_cost(SA_CFG, series, n, k, trials, SA_RATES)
-        on_gpu = placement(SA_DEVICE, cpu_s, gpu_s) != "cpu" and gpu_s is not None
-        # the job's start (trials = 0) on that device, and each trial's seconds after it
-        start = sa_chunk_cost(SA_CFG, series, n, k, 0, SA_RATES)[2 if on_gpu else 0]
-        total = gpu_s if on_gpu else cpu_s
-        chunks = sa_trial_chunks(
-            trials, (total - start) / trials, (chunk_seconds - start) / 3600
-        )
-        for first, last in chunks:
-            jobs[n, k, first, last] = sa_chunk_cost(
-                SA_CFG, series, n, k, last - first + 1, SA_RATES
-            )
-    return jobs
-
-
-SA_SWEEP_JOBS, SA_MASS_JOBS = (sa_series_plan(series) for series in ("sweep", "mass"))
+    for series in ("sweep", "mass")
+)
 # (CPU seconds, peak bytes, GPU seconds) of a job of a sweep-like section
 sa_job_cost = lambda jobs: lambda wc: jobs[
     int(wc.n), int(wc.k), int(wc.first), int(wc.last)
@@ -86,6 +72,7 @@ SA_EXAMPLE = dict(
 )
 
 SA_OPT = SA_CFG["optimised"]
+SA_FRONTIER = SA_CFG["frontier"]
 # the optimiser's settings, read when a job is sized or run
 sa_optimise = lambda wc: {key: SA_OPT[key] for key in SA_OPTIMISE_KEYS}
 # an upper plan in which every grid d fails after all its steps, on one CPU core (no GPU cost
@@ -97,6 +84,11 @@ SA_OPTIMISED_PLAN = planned(
     supplied=["k"],
     given={"optimise": sa_optimise},
     device=SA_DEVICE,
+)
+# the frontier's jobs: each budget's problems walk to their planned d (no GPU cost model: device
+# auto keeps them on a core, cuda puts them on the GPU)
+SA_FRONTIER_PLAN = planned(
+    SA, "cost.frontier_cost", "frontier", supplied=["k"], device=SA_DEVICE
 )
 
 
@@ -122,6 +114,8 @@ TABLES[SA] = {
     "optimised_inputs": gathered(
         expand(f"{SA_RES}/optimised/k{{k}}.csv", k=SA_OPT["k"])
     ),
+    "frontier": gathered(expand(f"{SA_RES}/frontier/k{{k}}.csv", k=SA_FRONTIER["k"])),
+    "frontier_unbounded": COMPUTED,
     "fixed_module": COMPUTED,
     "example": COMPUTED,
     "out_of_sample": COMPUTED,
@@ -143,6 +137,7 @@ FIGURES[SA] = {
     "heatmaps": plot("example"),
     "logit_error": plot("logit_error"),
     "optimised_inputs": plot("optimised_inputs", verdict=True),
+    "frontier": plot("frontier", "frontier_unbounded", verdict=True),
 }
 
 
@@ -391,6 +386,62 @@ rule sa_optimised:
         ),
     script:
         script_path(SA, "optimised")
+
+
+rule sa_frontier:
+    """The dimension-norm frontier at one k: optimised inputs under every logit budget and
+    criterion, at every n."""
+    input:
+        lib=script_deps(SA, "frontier"),
+    output:
+        f"{SA_RES}/frontier/k{{k}}.csv",
+    log:
+        f"logs/{SA}/frontier_k{{k}}.log",
+    benchmark:
+        f"{SA_BENCH}/frontier_k{{k}}.tsv"
+    wildcard_constraints:
+        k=r"\d+",
+    conda:
+        ENV
+    resources:
+        **SA_FRONTIER_PLAN,
+    params:
+        **job_params(
+            SA,
+            "frontier.frontier_table",
+            "frontier",
+            supplied=["k"],
+            keys={"mass_eps": f"{SA}.mass.eps"},
+            given={"device": job_device(SA_FRONTIER_PLAN, SA_DEVICE)},
+        ),
+    script:
+        script_path(SA, "frontier")
+
+
+rule sa_unbounded:
+    """The unbounded constructions on the frontier's targets: the circle (d = 2) and the moment
+    curve (d = 2k, decided in ball arithmetic) at their smallest scale."""
+    input:
+        lib=script_deps(SA, "unbounded"),
+    output:
+        table_output(SA, "frontier_unbounded"),
+    log:
+        f"logs/{SA}/unbounded.log",
+    benchmark:
+        f"{SA_BENCH}/unbounded.tsv"
+    conda:
+        ENV
+    resources:
+        **planned(SA, "cost.unbounded_cost", "frontier"),
+    params:
+        **job_params(
+            SA,
+            "frontier.unbounded_table",
+            "frontier",
+            keys={"mass_eps": f"{SA}.mass.eps"},
+        ),
+    script:
+        script_path(SA, "unbounded")
 
 
 rule sa_models:

@@ -18,16 +18,23 @@ UA_L6_SKIP = [g for g in UA_L6_ALL if g[3] > UA_BUDGET]
 UA_TARGETS = UA_CFG["approximation"]["targets"] + [
     UA_CFG["approximation"]["positional_target"]
 ]
+UA_APPROX = UA_CFG["approximation"]
+# the approximation series (d, n, largest 1/delta): one job per target and series
+UA_SERIES = list(zip(UA_APPROX["d"], UA_APPROX["n"], UA_APPROX["inv_delta_max"]))
+# the 1/delta of a job's series
+ua_series_deltas = lambda wc: next(
+    [m for m in UA_APPROX["inv_delta"] if m <= top]
+    for d, n, top in UA_SERIES
+    if (d, n) == (int(wc.d), int(wc.n))
+)
 
 TABLES[UA] = {
     "lemma6": COMPUTED,
     "lemma6_softmax": COMPUTED,
     "approximation": gathered(
-        expand(
-            f"{UA_RES}/approximation/{{target}}_d{{d}}.csv",
-            target=UA_TARGETS,
-            d=UA_CFG["approximation"]["d"],
-        )
+        f"{UA_RES}/approximation/{target}_d{d}_n{n}.csv"
+        for target in UA_TARGETS
+        for d, n, _ in UA_SERIES
     ),
     "patterns": COMPUTED,
     "sparse_mapping": COMPUTED,
@@ -97,17 +104,18 @@ rule ua_lemma6_gather:
 
 
 rule ua_approximation:
-    """End-to-end L^p errors against delta for one target at one token dimension d."""
+    """End-to-end L^p errors against delta for one target and one series (d, n)."""
     input:
         lib=script_deps(UA, "approximation"),
     output:
-        f"{UA_RES}/approximation/{{target}}_d{{d}}.csv",
+        f"{UA_RES}/approximation/{{target}}_d{{d}}_n{{n}}.csv",
     log:
-        f"logs/{UA}/approximation_{{target}}_d{{d}}.log",
+        f"logs/{UA}/approximation_{{target}}_d{{d}}_n{{n}}.log",
     benchmark:
-        f"results/benchmarks/{UA}/approximation_{{target}}_d{{d}}.tsv"
+        f"results/benchmarks/{UA}/approximation_{{target}}_d{{d}}_n{{n}}.tsv"
     wildcard_constraints:
         d=r"\d+",
+        n=r"\d+",
     conda:
         ENV
     resources:
@@ -115,14 +123,16 @@ rule ua_approximation:
             UA,
             "approximation.approximation_cost",
             "approximation",
-            supplied=["target", "d"],
+            supplied=["target", "d", "n"],
+            given={"inv_delta": ua_series_deltas},
         ),
     params:
         **job_params(
             UA,
             "approximation.approximation_table",
             "approximation",
-            supplied=["target", "d"],
+            supplied=["target", "d", "n"],
+            given={"inv_delta": ua_series_deltas},
         ),
     script:
         script_path(UA, "approximation")

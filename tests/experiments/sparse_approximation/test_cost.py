@@ -85,3 +85,40 @@ def test_trial_chunks_fit_the_job_limit():
     assert trial_chunks(3, 10 * 3600.0, 1.0) == [(0, 0), (1, 1), (2, 2)]  # one trial a job
     with pytest.raises(ValueError):
         trial_chunks(0, 1.0, 1.0)
+
+
+def test_frontier_plan_walks_each_budget_to_its_planned_d():
+    from cases import SA_FRONTIER
+
+    from expressivity.experiments.sparse_approximation import cost
+    from expressivity.experiments.sparse_approximation.cost import frontier_cost
+    from expressivity.optimised_inputs import BATCH_BYTES
+
+    s = {key: SA_FRONTIER[key] for key in ("budgets", "criteria", "trials", "restarts", "d_start",
+                                           "d_max", "resolution", "coarse", "steps", "patience",
+                                           "check_every")}
+    one, peak = frontier_cost(n=[32], k=1, **s)
+    start = frontier_cost(n=[], k=1, **s)[0]
+    # attempts stop at their plateau: longer plateaus cost more, up to all the steps
+    longer, _ = frontier_cost(n=[32], k=1, **{**s, "patience": 2 * s["patience"]})
+    assert one < longer
+    assert frontier_cost(n=[32], k=1, **{**s, "patience": 10**6})[0] == pytest.approx(
+        frontier_cost(n=[32], k=1, **{**s, "patience": 10**6, "steps": s["steps"]})[0])
+    # a larger batch costs more, but less than running its problems one by one
+    double, _ = frontier_cost(n=[32], k=1, **{**s, "trials": 2 * s["trials"]})
+    assert one < double < 2 * one - start
+    # a smaller budget needs a larger d: a longer walk
+    assert frontier_cost(n=[32], k=1, **{**s, "budgets": [min(s["budgets"]) / 1.5]})[0] > \
+        frontier_cost(n=[32], k=1, **{**s, "budgets": [min(s["budgets"])]})[0]
+    assert frontier_cost(n=[16, 32], k=1, **s)[0] > one and peak >= 450 * 2**20
+    assert cost.BATCH_BYTES == BATCH_BYTES  # restated without torch: must stay equal
+
+
+def test_unbounded_plan_grows_with_the_moment_curves():
+    from expressivity.experiments.sparse_approximation.cost import unbounded_cost
+
+    s = {"k": [1, 2], "trials": 1, "criteria": ["per-entry"]}
+    base = unbounded_cost(n=[64], moment_k=[], **s)[0]
+    assert unbounded_cost(n=[64], moment_k=[2], **s)[0] > base
+    assert unbounded_cost(n=[128], moment_k=[2], **s)[0] > unbounded_cost(n=[64], moment_k=[2],
+                                                                           **s)[0]

@@ -5,12 +5,12 @@ d = 2 circle inputs that need no bound; last panel, the circle's scale (its larg
 import math
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+from matplotlib.ticker import NullFormatter
 
 from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.plotting import MARKERS, PALETTE, figure, log2_axis, save
 
 log = job_log(snakemake)
 df = read_table(snakemake.input.optimised_inputs,
@@ -32,14 +32,6 @@ def band(ax, sub, col, colour, marker, label, ls="-"):
                 capsize=2, label=label)
 
 
-def log2_axis(ax):
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(ns))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(n) for n in ns])
-    ax.set_xlabel("n")
-
-
 with figure(1, len(ks) + 1, figsize=(4.6 * (len(ks) + 1), 5.6)) as (fig, axes):
     for c, k in enumerate(ks):
         ax = axes[c]
@@ -57,7 +49,7 @@ with figure(1, len(ks) + 1, figsize=(4.6 * (len(ks) + 1), 5.6)) as (fig, axes):
         if not circle.empty:
             ax.plot(sorted(circle["n"].unique()), [2] * circle["n"].nunique(), "*", ms=9,
                     color=PALETTE[4], label="no norm bound: circle inputs, d = 2")
-        log2_axis(ax)
+        log2_axis(ax, ns)
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_ylim(0.8, 3 * float(sub["d_random"].max()))
@@ -87,7 +79,7 @@ with figure(1, len(ks) + 1, figsize=(4.6 * (len(ks) + 1), 5.6)) as (fig, axes):
     else:
         ax.text(0.5, 0.5, "no permutation target (k = 1):\nno circle inputs", ha="center",
                 va="center", transform=ax.transAxes)
-    log2_axis(ax)
+    log2_axis(ax, ns)
     ax.set_ylabel("largest logit |S_ij|")
     verdicts = verdict_lines(read_table(snakemake.input.claims), "sparse_approximation/optimised_inputs",
                              ("optimised_d_grows", "unbounded_circle_d2"))

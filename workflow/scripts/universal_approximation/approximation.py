@@ -1,4 +1,5 @@
-"""End-to-end L^p errors against delta for one target and d (Yun et al.; Kajitsuka & Sato)."""
+"""End-to-end L^p errors against delta for one target and series (d, n) (Yun et al.; Kajitsuka &
+Sato)."""
 
 import pandas as pd
 
@@ -8,6 +9,7 @@ from expressivity.joblog import job_log
 
 log = job_log(snakemake)
 rows = approximation_table(target=snakemake.wildcards.target, d=int(snakemake.wildcards.d),
-                           **dict(snakemake.params.items()), log=log)
+                           n=int(snakemake.wildcards.n), **dict(snakemake.params.items()),
+                           log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info("%d rows", len(rows))

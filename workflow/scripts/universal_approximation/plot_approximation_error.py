@@ -11,15 +11,18 @@ from expressivity.plotting import PALETTE, figure, save
 job_log(snakemake)
 df = read_table(snakemake.input.approximation)
 df = df[df["status"] == "computed"]
-ds, n = sorted(set(df["d"])), int(df["n"].iloc[0])
+series = sorted(set(zip(df["d"], df["n"], strict=True)))
 ROUTES = {"yun": ("Yun et al. (δ^-d + 1 attention layers + value layers)", PALETTE[0]),
           "kajitsuka_sato": ("Kajitsuka & Sato (3 layers)", PALETTE[3]),
-          "yun_positional": ("Yun et al. with positional encoding", PALETTE[2])}
+          "yun_positional": ("Yun et al. with positional encoding", PALETTE[2]),
+          "yun_sparse_star": ("the same under STAR attention (Yun et al. 2020b)", PALETTE[4]),
+          "yun_sparse_strided": ("the same under STRIDED attention", PALETTE[5])}
 TARGETS = {"sin_mean": "o", "softmax_average": "s", "weighted_shift": "^"}
 
-with figure(len(ds), 2, figsize=(9.5, 3.3 * len(ds) + 0.4), squeeze=False) as (fig, axes):
-    for row, d in zip(axes, ds, strict=True):
-        part_d = df[df["d"] == d]
+with figure(len(series), 2, figsize=(9.5, 3.3 * len(series) + 0.4),
+            squeeze=False) as (fig, axes):
+    for row, (d, n) in zip(axes, series, strict=True):
+        part_d = df[(df["d"] == d) & (df["n"] == n)]
         for ax, p in zip(row, (1, 2), strict=True):
             near = [x for x in sorted(set(part_d["delta"])) if in_asymptotic_range(x, n, d)]
             if near:

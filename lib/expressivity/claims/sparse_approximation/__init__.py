@@ -14,9 +14,13 @@ are OUR reconstruction [R]; the measurements are ours [D]. See shared/papers/lik
 * ``mass``: the off-support attention mass and what bounding it costs (checks: the arithmetic of
   the target and of the construction);
 * ``optimised``: inputs optimised under the construction's norm bound, the lower bounds that bound
-  implies, the unbounded d = 2 circle.
+  implies, the unbounded d = 2 circle;
+* ``frontier``: the dimension-norm frontier: d against the logit budget at fixed target (finding:
+  the packing bound's elasticity), d against n at one budget (finding), the lower bounds under
+  every budget and the unbounded circle and moment curve (checks).
 """
 
-from expressivity.claims.sparse_approximation import construction, growth, mass, optimised
+from expressivity.claims.sparse_approximation import construction, frontier, growth, mass, optimised
 
-CLAIMS = [*construction.CLAIMS, *growth.CLAIMS, *mass.CLAIMS, *optimised.CLAIMS]
+CLAIMS = [*construction.CLAIMS, *growth.CLAIMS, *mass.CLAIMS, *optimised.CLAIMS,
+          *frontier.CLAIMS]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from expressivity.claims import Measurement, not_evaluated
+from expressivity.claims import Measurement, not_evaluated, on_items
 from expressivity.growth_models import QUANTITIES, usable
 
 LCW = "Likhosherstov, Choromanski & Weller 2021"
@@ -70,3 +70,19 @@ def per_nk(df, column: str, fmt: str = ".3g") -> str:
         parts.append(f"k={int(k)} n={int(n)}: {np.median(v):{fmt}} [{v.min():{fmt}}, "
                      f"{v.max():{fmt}}]")
     return "; ".join(parts)
+
+
+def above_lower(df, balls: tuple[str, str]) -> Measurement:
+    """Problems whose optimised d lies below the proven lower bound ``d_lower`` or with a row
+    outside its ball (columns ``opt_norm_q``, ``opt_norm_k`` against the radii named by
+    ``balls``), among the problems of ``df`` that reached a d."""
+    df = df[df["opt_found"].astype(str) == "True"]
+    if (m := on_items(len(df), "problem that reached a d")):
+        return m
+    below = df["d_opt"].to_numpy(dtype=float) < df["d_lower"].to_numpy(dtype=float)
+    outside = ((df["opt_norm_q"] > df[balls[0]] * (1 + 1e-12))
+               | (df["opt_norm_k"] > df[balls[1]] * (1 + 1e-12))).to_numpy()
+    return Measurement(float((below | outside).sum()), "float64",
+                       f"{int(below.sum())} below the bound, {int(outside.sum())} with a row "
+                       f"outside its ball, of {len(df)}; optimised d / lower bound: "
+                       f"{per_nk(df.assign(r=df['d_opt'] / df['d_lower']), 'r', '.2g')}")

@@ -8,11 +8,8 @@ import math
 
 import numpy as np
 
-from expressivity.claims import Claim, Measurement, Power, not_evaluated
-from expressivity.claims.sparse_approximation.common import LCW, PROV, REPLICATES, per_nk
-from expressivity.fit import line_fit
-from expressivity.growth_models import resamples_of
-from expressivity.slope_tests import lines
+from expressivity.claims import Claim, Measurement, not_evaluated
+from expressivity.claims.sparse_approximation.common import LCW, PROV, above_lower, per_nk
 
 
 def _optimised(t):
@@ -58,71 +55,16 @@ def _within_random(t):
 
 def _above_lower(t):
     df = _optimised(t)
-    df = df[df["opt_found"].astype(bool)]
-    if df.empty:
-        return not_evaluated("no items", "no trial reached a d")
-    below = df["d_opt"].to_numpy(dtype=float) < df["d_lower"].to_numpy(dtype=float)
-    outside = ((df["opt_norm_q"] > df["radius_q"] * (1 + 1e-12))
-               | (df["opt_norm_k"] > df["radius_k"] * (1 + 1e-12))).to_numpy()
-    return Measurement(float((below | outside).sum()), "float64",
-                       f"{int(below.sum())} trials below the bound, {int(outside.sum())} with a row "
-                       f"outside its ball, of {len(df)}; lower bound max(perturbed identity, "
-                       f"packing, 2) per (k, n): {per_nk(df, 'd_lower', '.0f')}; optimised d / "
-                       f"lower bound: {per_nk(df, 'opt_over_lower', '.2g')}; Lam / gamma: "
-                       f"{per_nk(df, 'logit_bound_over_gamma', '.3g')}")
+    m = above_lower(df, ("radius_q", "radius_k"))
+    if math.isnan(m.value):
+        return m
+    return Measurement(m.value, m.precision, m.note + f"; lower bound max(perturbed identity, "
+                       f"packing, 2) per (k, n): {per_nk(_found(df), 'd_lower', '.0f')}; Lam / "
+                       f"gamma: {per_nk(_found(df), 'logit_bound_over_gamma', '.3g')}")
 
 
-def _optimised_grows(t):
-    df = _optimised(t)
-    df = df[df["opt_found"].astype(bool)]
-    ks = sorted(df["k"].unique())
-    each = 1 - 0.05 / max(1, len(ks))
-    lows, parts = [], []
-    for k in ks:
-        sub = df[df["k"] == k]
-        if sub["n"].nunique() < 3:
-            continue
-        x = np.log(sub["n"].to_numpy(dtype=float))
-        parts_k = []
-        for col in ("d_opt", "d_random", "d_lower"):
-            y = sub[col].to_numpy(dtype=float)
-            fit = line_fit(x, y)
-            # the same d at every trial and n: slope 0, exactly (linregress gives no interval)
-            lo, hi = fit.slope_interval(each) if np.ptp(y) > 0 else (0.0, 0.0)
-            if col == "d_opt":
-                lows.append(lo)
-            parts_k.append(f"{col} {fit.slope:.3g} [{lo:.3g}, {hi:.3g}]")
-        parts.append(f"k={int(k)} (n = {int(sub['n'].min())}..{int(sub['n'].max())}, "
-                     f"{len(sub)} trials): slope per unit ln n of " + ", ".join(parts_k))
-    if not lows or any(math.isnan(v) for v in lows):
-        return not_evaluated("no items", "fewer than three n with an optimised d for some k")
-    return Measurement(float(min(lows)), "float64",
-                       f"intervals at level {each:.3f} each: " + "; ".join(parts))
-
-
-def _optimised_grows_power(t, rng) -> list[Power]:
-    """A constant d (each k's median optimised d at every n) with every trial's relative spread
-    resampled within its n; the slope interval's lower end recomputed."""
-    from scipy import stats
-
-    df = _optimised(t)
-    df = df[df["opt_found"].astype(bool)]
-    ks = [k for k in sorted(df["k"].unique()) if df[df["k"] == k]["n"].nunique() >= 3]
-    if not ks:
-        return []
-    each = 1 - 0.05 / max(1, df["k"].nunique())
-    passes = np.ones(REPLICATES, dtype=bool)
-    for k in ks:
-        sub = df[df["k"] == k]
-        n, d = sub["n"].to_numpy(), sub["d_opt"].to_numpy(dtype=float)
-        level = np.median(d)
-        relative = d / np.array([np.median(d[n == v]) for v in n])
-        reps = level * resamples_of(n, relative, rng, REPLICATES)
-        _, slope, se = lines(np.log(n), reps)
-        passes &= slope - stats.t.ppf(0.5 + each / 2, n.size - 2) * se > 0
-    return [Power("a constant d in n", REPLICATES, int((~passes).sum()),
-                  "each k's median optimised d at every n, the trials' relative spread "
-                  "resampled within each n; the slope interval recomputed")]
+def _found(df):
+    return df[df["opt_found"].astype(bool)]
 
 
 CLAIMS = [
@@ -176,23 +118,5 @@ CLAIMS = [
         why="the bounds are theorems: a success below them, or outside the balls, is an error in "
             "the bound or the optimiser",
         figure="optimised_inputs", tables=("optimised_inputs",), evaluate=_above_lower,
-    ),
-    Claim(
-        id="sparse_approximation.optimised_d_grows",
-        kind="finding", basis="measured spread",
-        control="rules out a d that stays constant in n, as it does for inputs without a norm "
-                "bound (d = 2 on the circle); the optimised d is an upper estimate of the optimum, "
-                "the proven lower bounds grow like ln n",
-        paper=LCW, where="abstract: d = O(log n) (the lower side; no paper reports it)",
-        statement="under the random construction's norm bound the smallest d that optimised "
-                  "inputs reach grows with n: its slope against ln n (every trial) is positive "
-                  "for every k",
-        provenance=PROV + "; the optimisation and the question are ours [D]",
-        metric="smallest lower end over k of the slope interval of optimised d against ln n",
-        op=">", threshold=0.0,
-        why="t interval of the fitted slope over every trial (expressivity.fit, family level 95% "
-            "over k, Bonferroni); a positive lower end excludes a constant d",
-        figure="optimised_inputs", tables=("optimised_inputs",), evaluate=_optimised_grows,
-        alternatives=("a constant d in n",), power=_optimised_grows_power,
     ),
 ]

@@ -33,7 +33,7 @@ from expressivity.approximation_check import logit_values
 from expressivity.d_min_reference import RowModel
 from expressivity.experiments.sparse_approximation.reference import DRAWS
 from expressivity.experiments.sparse_approximation.searches import sweep_points
-from expressivity.one_pass_search import d_grid
+from expressivity.one_pass_search import coarse_indices, d_grid
 from expressivity.random_projection import jl_dimension
 from expressivity.sparse_target import KINDS, make_target
 
@@ -78,6 +78,20 @@ _MODEL = inspect.signature(RowModel).parameters
 #: The optimised inputs' smallest d grows like n ** D_OPT_POWER: measured d_opt 4, 6, 8, 12 at
 #: n = 16, 32, 64, 128 (k = 1; 3 to 8 at k = 2) on the default run.
 D_OPT_POWER = 0.5
+#: The frontier's smallest d is planned at FRONTIER_D_OPT ln n / ln(1 + 2 Lam / gamma) (at least
+#: 2): the median of d ln(1 + 2 Lam / gamma) / ln n over the default run's 80 problems is 3.0
+#: (2.3 to 4.9; 8 to 10.6 at Lam / gamma = 1.5, k = 2, where the plan is low).
+FRONTIER_D_OPT = 3.0
+#: The largest batch of ``optimised_inputs.smallest_d_batch`` in bytes of one hinge array (its
+#: ``BATCH_BYTES``, restated here without importing torch; a test keeps the two equal); a step
+#: holds about HINGE_ARRAYS such arrays.
+BATCH_BYTES = 2**28
+HINGE_ARRAYS = 6
+#: Planned seconds of one float64 check of one member of a batch (``check_logits`` on the module's
+#: logits, numpy, every ``check_every`` steps), and of one logit entry of the moment curve in ball
+#: arithmetic (a product of two length-2k rows of 256-bit balls and its rounding to float64).
+CHECK_OVERHEAD_S = 3e-4
+BALL_ENTRY_S = 3e-6
 
 
 @dataclass(frozen=True)
@@ -312,4 +326,59 @@ def optimised_cost(*, n: list[int], k: int, trials: int, R: float, eps_ratio: fl
             "d_start", "d_max", "resolution", "restarts", "steps", "patience", "check_every")})
         peak = max(peak, work.peak_bytes, 12 * 8 * n_ * n_ * k)
         seconds += trials * (work.cpu_seconds() + scan)
+    return seconds, TORCH_BASE_BYTES + peak
+
+
+def frontier_cost(*, n: list[int], k: int, budgets: list[float], criteria: list[str],
+                  trials: int, restarts: int, d_start: int, d_max: int, resolution: float,
+                  coarse: float, steps: int, patience: int, check_every: int) -> tuple[float, int]:
+    """Planned CPU seconds and peak bytes of one ``frontier_table`` job (every n >= k at one k) on
+    one CPU core. At each n the problems of a budget (trials x criteria x restarts) walk the coarse
+    grid of ``d_grid(d_start, min(d_max, n), resolution, 1)`` in one batch with the other budgets'
+    until their planned d (``FRONTIER_D_OPT``), each attempt stopping at its plateau after about
+    ``patience + check_every`` steps (all ``steps`` at most), then bisect the last gap (log2 of it
+    more attempts). A step costs one ``step_seconds`` overhead plus each active member's products
+    and a check of each member every ``check_every`` steps. Memory: the torch process and
+    ``HINGE_ARRAYS`` arrays of the largest batch (at most ``BATCH_BYTES`` each, as
+    ``optimised_inputs`` splits larger batches)."""
+    per_budget = trials * len(criteria) * restarts
+    attempt = min(steps, patience + check_every)
+    seconds, peak = TORCH_START_SECONDS, 0
+    for n_ in (v for v in n if v >= k):
+        top = min(d_max, n_)
+        grid = d_grid(min(d_start, top), top, resolution, 1)
+        walk = [int(grid[i]) for i in coarse_indices(grid, coarse)]
+        plan = [min(top, max(2.0, FRONTIER_D_OPT * math.log(n_) / math.log1p(2 * b)))
+                for b in budgets]
+
+        def batch(d: int, members: int, n_: int = n_) -> float:
+            one = step_seconds(n_, k, d) - STEP_OVERHEAD_S
+            return attempt * (STEP_OVERHEAD_S + members * (one + CHECK_OVERHEAD_S / check_every))
+
+        last = 0
+        for d in walk:
+            active = per_budget * sum(p > last for p in plan)
+            if active:
+                seconds += batch(d, active)
+            last = d
+        for p in plan:  # bisection of the gap of the walk around the planned d
+            gap = max([b - a for a, b in zip(walk, walk[1:], strict=False) if a < p <= b] or [1])
+            seconds += math.ceil(math.log2(gap)) * batch(round(p), per_budget)
+        per_batch = max(1, BATCH_BYTES // (8 * n_ * n_ * k))
+        peak = max(peak, HINGE_ARRAYS * 8 * n_ * n_ * k * min(per_budget * len(budgets),
+                                                              per_batch))
+    return seconds, TORCH_BASE_BYTES + peak
+
+
+def unbounded_cost(*, n: list[int], k: list[int], moment_k: list[int], trials: int,
+                   criteria: list[str]) -> tuple[float, int]:
+    """Planned CPU seconds and peak bytes of the ``unbounded_table`` job: the moment curve's two
+    n x n logit matrices in ball arithmetic per (n, k, trial, criterion) (``BALL_ENTRY_S`` an
+    entry; the float64 circle and the float64 copy are negligible beside them). Memory: the
+    interpreter and the n x n ball matrices (about 100 bytes an entry)."""
+    seconds, peak = TORCH_START_SECONDS, 0
+    for n_ in n:
+        for k_ in (v for v in moment_k if v <= n_):
+            seconds += 2 * trials * len(criteria) * n_ * n_ * BALL_ENTRY_S * (1 + k_ / 4)
+            peak = max(peak, 100 * n_ * n_)
     return seconds, TORCH_BASE_BYTES + peak

@@ -4,11 +4,12 @@ route (``expressivity.universal``): ``L^p`` errors, layers and parameters agains
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 
 from expressivity import universal
-from expressivity.approximation_rate import repeated_measure
+from expressivity.approximation_rate import SPARSE_ROUTES, repeated_measure
 from expressivity.arguments import integer
 from expressivity.experiments.universal_approximation import (
     MB,
@@ -19,42 +20,61 @@ from expressivity.experiments.universal_approximation import (
 )
 from expressivity.quantization import check_inverse_delta, quantize
 from expressivity.rng import generator
+from expressivity.sparse_patterns import pattern_masks
 
 
-def _routes(target: str) -> tuple[str, ...]:
+def _routes(target: str, sparse_patterns=()) -> tuple[str, ...]:
+    """Yun et al.'s and the three-layer route for an equivariant target; the positional route,
+    dense and under each of ``sparse_patterns`` (Yun et al. 2020b), for the other."""
     if target in universal.EQUIVARIANT_TARGETS:
         return ("yun", "kajitsuka_sato")
-    return ("yun_positional",)
+    return ("yun_positional", *(f"yun_sparse_{p}" for p in sparse_patterns))
 
 
-def _route_budget(route: str, grid_budget: int, memorization_budget: int) -> int:
-    return memorization_budget if route == "kajitsuka_sato" else grid_budget
+def _sparse_patterns(names) -> list[str]:
+    if isinstance(names, str) or any(f"yun_sparse_{p}" not in SPARSE_ROUTES for p in names):
+        raise ValueError(f"sparse_patterns must list some of "
+                         f"{[r.removeprefix('yun_sparse_') for r in SPARSE_ROUTES]}, got "
+                         f"{names!r}")
+    return list(names)
+
+
+def _route_budget(route: str, grid_budget: int, certificate_budget: int) -> float:
+    """The largest table a route may build: the grid multisets Kajitsuka & Sato's certificate
+    sorts, the positional route's value table; Yun et al.'s equivariant route builds none (its
+    value map is evaluated at the sampled cells)."""
+    if route == "kajitsuka_sato":
+        return certificate_budget
+    return math.inf if route == "yun" else grid_budget
 
 
 def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
-                        mp_dps: int, grid_budget: int, memorization_budget: int, seed: int,
+                        mp_dps: int, grid_budget: int, memorization_budget: int,
+                        certificate_budget: int, sparse_patterns, seed: int,
                         log: logging.Logger | None = None) -> list[dict]:
     """``L^1``/``L^2`` Monte-Carlo errors (with standard errors), layers and parameters against
     ``delta = 1/inv_delta`` for one target at token dimension ``d``: Yun et al.'s route
     (positional for targets that are not equivariant) and, for equivariant targets, Kajitsuka &
-    Sato's three-layer route (``lam``, FFN solved with ``mp_dps`` digits).
+    Sato's three-layer route (``lam``; its separation certified over every grid multiset, at
+    most ``certificate_budget`` of them; its FFN solved with ``mp_dps`` digits within
+    ``memorization_budget`` points).
 
     Each ``delta`` has its own sample of ``samples`` uniform inputs ``(n, d)`` (independent
     Monte-Carlo errors across ``delta``, so a fitted slope's standard error reflects them); the
     routes share it, and their rows compare at equal ``delta`` (Yun et al.'s rows carry the ratio
     of their layers and errors to the three-layer route's). A route whose table exceeds its budget
-    (``universal.table_size``: ``grid_budget``, or ``memorization_budget`` for the Kajitsuka &
-    Sato memorization) gets a row saying so and no errors."""
+    (``universal.table_size``: ``grid_budget`` for the positional route, ``certificate_budget``
+    for the Kajitsuka & Sato multisets) gets a row saying so and no errors."""
     name = universal.check_target(target)
     ms = [check_inverse_delta(m) for m in sizes("inv_delta", inv_delta, 2)]
     for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
-                       ("grid_budget", grid_budget)):
+                       ("grid_budget", grid_budget), ("certificate_budget", certificate_budget)):
         integer(key, value, 1)
-    routes = _routes(name)
-    weights = {(route, m): _route_seconds(route, m, n, d, samples)
+    routes = _routes(name, _sparse_patterns(sparse_patterns))
+    weights = {(route, m): _route_seconds(route, m, n, d, samples, memorization_budget)
                for m in ms for route in routes
                if universal.table_size(route, m, n, d)
-               <= _route_budget(route, grid_budget, memorization_budget)}
+               <= _route_budget(route, grid_budget, certificate_budget)}
     progress = tracker(log, f"approximation {name} d={d}", sum(weights.values()))
     done = 0.0
     rows = []
@@ -69,19 +89,21 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
         at_m = {}
         for route in routes:
             size = universal.table_size(route, m, n, d)
-            budget = _route_budget(route, grid_budget, memorization_budget)
+            budget = _route_budget(route, grid_budget, certificate_budget)
             if size > budget:
                 at_m[route] = {**base, "route": route, "table_size": size,
                                "status": f"skipped: table of {size} entries over the budget "
                                          f"of {budget}"}
                 continue
             if route == "kajitsuka_sato":
-                res = universal.ks_route(name, X, m, lam, budget,
+                res = universal.ks_route(name, X, m, lam, memorization_budget,
                                          generator(seed, f"{STAGE}.ks", target=name, d=d,
-                                                   inv_delta=m), mp_dps)
+                                                   inv_delta=m), mp_dps, certificate_budget)
             else:
-                res = universal.yun_route(name, X, m, budget,
-                                          positional=route == "yun_positional")
+                masks = None if not route.startswith("yun_sparse_") else pattern_masks(
+                    route.removeprefix("yun_sparse_"), n)
+                res = universal.yun_route(name, X, m, grid_budget, positional=route != "yun",
+                                          masks=masks)
             G = res.pop("G")
             at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
                            **universal.lp_errors(F, G),
@@ -100,26 +122,36 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
     return rows
 
 
-def _route_seconds(route: str, m: int, n: int, d: int, samples: int) -> float:
-    """Predicted CPU seconds of one route at ``1/delta = m``: integer passes over the table and the
-    sample (3e-8 s per token and layer), the mpmath memorization (4e-5 s per point)."""
+def _route_seconds(route: str, m: int, n: int, d: int, samples: int,
+                   memorization_budget: int) -> float:
+    """Predicted CPU seconds of one route at ``1/delta = m``: integer passes over the sample (Yun
+    et al.'s route: 3e-8 s per token and layer) or over the table and the sample (the positional
+    routes: 1.5e-8 s), the three-layer route's certificate (2e-6 s per multiset and token) and,
+    within ``memorization_budget``, its mpmath memorization (4e-5 s per point). Measured against
+    the default run's nine jobs (CPU 2.3 to 34 s)."""
     D = m**d
-    if route == "kajitsuka_sato":
-        return 4e-5 * n * universal.table_size(route, m, n, d) + 2e-6 * samples * n
-    layers = D + 1 if route == "yun" else n * D + n
-    return 3e-8 * n * layers * (universal.table_size(route, m, n, d) + samples) + 1e-6 * samples
+    if route == "kajitsuka_sato":  # the certificate over every multiset, the FFN within its budget
+        size = universal.table_size(route, m, n, d)
+        ffn = 4e-5 * n * size if size <= memorization_budget else 0.0
+        return 2e-6 * n * size + ffn + 2e-6 * samples * n
+    if route == "yun":  # no table: the D + 1 layers over the sample
+        return 3e-8 * n * (D + 1) * samples + 2e-5 * samples
+    cycle = 1 if route == "yun_positional" else 2  # identity layers wait for the pattern
+    return 1.5e-8 * n * cycle * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
+        + 1e-6 * samples
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
-                       grid_budget: int, memorization_budget: int) -> tuple[float, int]:
+                       grid_budget: int, memorization_budget: int, certificate_budget: int,
+                       sparse_patterns) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``approximation_table``."""
     seconds, mem = 0.0, 100.0
     for m in inv_delta:
-        for route in _routes(target):
+        for route in _routes(target, sparse_patterns):
             size = universal.table_size(route, m, n, d)
-            if size <= _route_budget(route, grid_budget, memorization_budget):
-                seconds += _route_seconds(route, m, n, d, samples)
-                per = 2000 if route == "kajitsuka_sato" else 100     # bytes per table entry
+            if size <= _route_budget(route, grid_budget, certificate_budget):
+                seconds += _route_seconds(route, m, n, d, samples, memorization_budget)
+                per = 250 if route == "kajitsuka_sato" else 0 if route == "yun" else 100  # an entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
     return seconds, round(mem * MB)
 
