@@ -55,6 +55,10 @@ class ReplicaSGD:
         self.lr, self.buf = self.lr[rows], self.buf[rows]
 
 
+#: Sequences per forward pass when the whole training set is evaluated.
+EVAL_SEQUENCES = 1024
+
+
 class _MiniBatches:
     """Every step ``batch`` sequences (the same for every replica), a new order every epoch."""
 
@@ -76,8 +80,16 @@ class _MiniBatches:
         return token_losses(self.model(self.X[rows], self.sigma), self.y[rows])[0]
 
     def evaluate(self) -> tuple[torch.Tensor, torch.Tensor]:
-        loss, acc = token_losses(self.model(self.X, self.sigma), self.y)
-        return loss.double(), acc
+        """Per-replica mean loss and accuracy over every sequence, ``EVAL_SEQUENCES`` at a time
+        (so that a paper-size dataset's forward pass stays within memory), weighted by length."""
+        N = self.X.shape[0]
+        loss = acc = 0.0
+        for start in range(0, N, EVAL_SEQUENCES):
+            part = slice(start, min(N, start + EVAL_SEQUENCES))
+            chunk_loss, chunk_acc = token_losses(self.model(self.X[part], self.sigma), self.y[part])
+            share = (part.stop - part.start) / N
+            loss, acc = loss + share * chunk_loss.double(), acc + share * chunk_acc
+        return loss, acc
 
     def keep(self, rows: torch.Tensor) -> None:
         pass

@@ -50,7 +50,7 @@ from expressivity.experiments.trained_models.runs import (
     wildcard,
 )
 from expressivity.learned_separation import learned_separation
-from expressivity.minibatch_memorization import memorize_minibatch
+from expressivity.minibatch_memorization import EVAL_SEQUENCES, memorize_minibatch
 from expressivity.rng import generator
 from expressivity.torch_runtime import configure_torch, run_info
 
@@ -162,5 +162,7 @@ def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, width
                                    lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
                                    "memorization_step_s")
     dataset = 0.01 * V * d / 1000
-    peak = BASE_BYTES + 16 * 4 * seeds * N * n * (max(grid) + d + n) + 8 * V * V
+    # a training pass over the larger of a minibatch and an evaluation chunk of sequences
+    chunk = max(batch, min(N, EVAL_SEQUENCES))
+    peak = BASE_BYTES + 16 * 4 * seeds * chunk * n * (max(grid) + d + n) + 8 * V * V
     return seconds + dataset, peak, None if gpu is None else gpu + dataset
