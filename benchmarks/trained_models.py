@@ -1,8 +1,8 @@
 """Speed of the trained-models stage, and what the CPU's instruction set does to its verdicts.
 
 ``steps`` (the default): milliseconds per training step, per cell and per seed, for every kind of
-cell of the default config (``config/config.yaml``: memorization, heads, width, copying, token
-mixing), every seed running (no early stop), on one CPU thread and on a GPU when torch sees one
+cell of the default config (``config/config.yaml``: memorization, heads, width, copying, the
+hybrids on counting), every seed running (no early stop), on one CPU thread and on a GPU when torch sees one
 (device named). Each cell is timed with the current library and with a reference implementation
 (``--reference``, a git revision: the stage before issue 26, vmap over seeds and per-step host
 transfers), each in its own process, alternating rounds, best of ``--rounds``. On the CPU the
@@ -96,7 +96,7 @@ elif kind == "copy":
                   masks=[cycle[i % len(cycle)] for i in range(int(depth))])
 else:
     mixers = arg.split("+")
-    run = encoder("mixers", task="count", mixers=mixers, kernel=tm["mixers"]["kernel"])
+    run = encoder("hybrid", task="count", mixers=mixers, kernel=max(tm["hybrid"]["count_kernels"]))
 run()  # warm-up: allocations, first calls
 # one CPU thread: the process's CPU time is the work, whatever else the machine runs; a GPU: wall
 clock = time.process_time if dev.type == "cpu" else time.perf_counter
@@ -152,9 +152,9 @@ def copy_rate(steps: int, **run) -> tuple[float, float, str]:
 
 def cells() -> list[tuple[str, str, int]]:
     """(cell, what it is, evaluation interval) for every kind of cell of the default config."""
-    mem, heads, copy, mixers = (TM[k] for k in ("memorization", "heads_rank", "copy", "mixers"))
+    mem, heads, copy, hybrid = (TM[k] for k in ("memorization", "heads_rank", "copy", "hybrid"))
     widest = max(heads["heads"])
-    depth = mixers["depth"]
+    depth = hybrid["depth"]
     return [
         ("memorization", f"memorization arm (N = {mem['N']}, q = {mem['width']})", mem["every"]),
         ("heads:1x1", f"heads h = 1, s = 1 (N = {heads['N']})", heads["every"]),
@@ -163,9 +163,9 @@ def cells() -> list[tuple[str, str, int]]:
          "q = 91", TM["width_search"]["every"]),
         (f"copy:stridedx{max(copy['depths'])}", f"copy STRIDED, depth {max(copy['depths'])}",
          copy["every"]),
-        ("mixers:" + "+".join(["attention"] * depth), f"mixers: {depth} attention layers",
-         mixers["every"]),
-        ("mixers:" + "+".join(["conv"] * depth), f"mixers: {depth} convolutions", mixers["every"]),
+        ("hybrid:" + "+".join(["attention"] * depth), f"hybrid: {depth} attention layers",
+         hybrid["every"]),
+        ("hybrid:" + "+".join(["conv"] * depth), f"hybrid: {depth} convolutions", hybrid["every"]),
     ]
 
 
@@ -245,8 +245,9 @@ def _has_cuda() -> bool:
 #: The columns that say what a cell shows, compared between kernel sets.
 VERDICT = ["cell_existence", "cell_reliability_lo", "cell_reliability_hi", "cell_verdict"]
 CELL_KEYS = {"memorization_runs": ["arm"], "heads_rank": ["heads", "head_size"],
-             "width_vs_N": ["N", "width"], "copy_accuracy": ["pattern", "depth"],
-             "mixers": ["alternative", "attention_layers"]}
+             "width_vs_N": ["N", "width"], "copy_depth": ["pattern", "depth"],
+             "sparsity": ["pattern", "configuration", "level"], "star_bottleneck": ["d_model", "n"],
+             "hybrid": ["task", "alternative", "kernel", "attention_layers"]}
 
 
 def stage_run(capability: str | None, config: str) -> Path:
@@ -326,7 +327,8 @@ def _table_of(path: Path) -> str:
     if path.name.endswith("_curve.csv"):
         return ""
     return {"memorize": "memorization_runs", "heads": "heads_rank", "width": "width_vs_N",
-            "copy": "copy_accuracy", "mixers": "mixers"}.get(path.parent.name, "")
+            "copy": "copy_depth", "sparsity": "sparsity", "star": "star_bottleneck",
+            "hybrid": "hybrid"}.get(path.parent.name, "")
 
 
 def main() -> None:

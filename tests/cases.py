@@ -215,8 +215,9 @@ TM_WIDTH = job_params(_TM, "width.width_rows", "width_search", "memorization", s
 TM_WIDTH_N = TM["width_search"]["N"]
 #: Keywords of ``encoders.copy_rows`` but ``pattern`` and ``depth``.
 TM_COPY = job_params(_TM, "encoders.copy_rows", "copy", supplied=["pattern", "depth"])
-#: Keywords of ``encoders.mixers_rows`` but ``alternative`` and ``k``.
-TM_MIXERS = job_params(_TM, "encoders.mixers_rows", "mixers", supplied=["alternative", "k"])
+#: Keywords of ``papers.hybrid_rows`` but its wildcards.
+TM_HYBRID = job_params(_TM, "papers.hybrid_rows", "hybrid",
+                       supplied=["task", "alternative", "kernel", "k"])
 #: Short budgets for tests that check a job's rows, not what training reaches.
 TM_SHORT = {"budget": 20, "window": 10, "every": 5}
 #: ci.yaml's memorization dataset (``segment_pair_dataset`` keywords), for single training runs.

@@ -164,18 +164,6 @@ def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_b
     return None
 
 
-def _odd(kernel):
-    return None if kernel % 2 else "the depth-wise convolution kernel must be odd (centred on its token)"
-
-
-def _conv_covers(depth, kernel, n):
-    if kernel % 2 == 0 or depth * (kernel - 1) // 2 >= n - 1:
-        return None  # an even kernel is reported by _odd
-    return (f"{depth} convolutions of width {kernel} see {depth * (kernel - 1) // 2} positions to "
-            f"each side, fewer than n - 1 = {n - 1}: the convolution alone could not count by "
-            "design; raise kernel (or depth)")
-
-
 def segment_pairs(section: str) -> Relation:
     """A segment-pair dataset of ``<section>`` (``N``, ``pairs``) with the vocabulary of
     ``trained_models.memorization``: 2 pairs <= N, distinct segments, and enough distinct token
@@ -208,11 +196,40 @@ def two_windows(section: str) -> Relation:
     return Relation((f"{section}.window", f"{section}.budget"), check)
 
 
-def _below_depth(layers, depth):
-    if max(layers) < depth:
+def _odd_kernels(kernels):
+    even = [k for k in kernels if k % 2 == 0]
+    return None if not even else f"convolution kernels must be odd (centred on their token), got {even}"
+
+
+def _hybrid_ends(layers, depth):
+    missing = [k for k in (0, depth) if k not in layers]
+    if max(layers) <= depth and not missing:
         return None
-    return (f"every value must be below depth ({depth} attention layers is the all-attention model, "
-            "always run; larger values would be silently dropped)")
+    return (f"the values must lie in 0..depth = {depth} and include 0 (each alternative alone) and "
+            f"{depth} (all attention): the claims compare them")
+
+
+def _some_hybrid(recall_alternatives, count_kernels):
+    if recall_alternatives or count_kernels:
+        return None
+    return "the hybrid table needs recall alternatives or counting kernels (both are empty)"
+
+
+def _recall_keys(n, vocab):
+    if vocab >= n // 2 - 1:
+        return None
+    return f"recall needs vocab >= n/2 - 1 = {n // 2 - 1} distinct keys per sequence"
+
+
+def _levels_fit(levels, n):
+    if max(levels) <= n:
+        return None
+    return f"a window or block size cannot exceed the sequence length n = {n}"
+
+
+def _heads_divide(d_models, heads):
+    bad = [d for d in d_models if d % heads]
+    return None if not bad else f"every width must be a multiple of copy.heads = {heads}, got {bad}"
 
 
 def _ablation(heads, head_sizes, full_rank, d):
@@ -228,11 +245,6 @@ def _ablation(heads, head_sizes, full_rank, d):
     return None
 
 
-def _alone_among(layers):
-    if 0 in layers:
-        return None
-    return ("0 (each alternative alone) must be among them: the claim compares all attention with "
-            "the best alternative alone")
 
 
 #: Grid points per sign of a memorization token at d = 1 (norms in [1, 2] on the 2^-12 grid of
@@ -381,18 +393,24 @@ RELATIONS: list[Relation] = [
                                          "approximation.certificate_budget")),
              _approximation_tables),
     *(two_windows(f"{TM}.{family}")
-      for family in ("memorization", "heads_rank", "width_search", "copy", "mixers")),
+      for family in ("memorization", "heads_rank", "width_search", "copy", "sparsity", "hybrid",
+                     "capacity")),
+    at_most(f"{TM}.capacity.batch", f"{TM}.capacity.N",
+            "a minibatch holds at most the smallest training set's N sentences"),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),
     at_most(f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d",
             "a head's rank cannot exceed the token dimension d"),
     multiple_of(f"{TM}.copy"),
-    multiple_of(f"{TM}.mixers"),
-    Relation((f"{TM}.mixers.kernel",), _odd),
-    Relation((f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth"), _below_depth),
-    Relation((f"{TM}.mixers.depth", f"{TM}.mixers.kernel", f"{TM}.mixers.n"), _conv_covers),
-    Relation((f"{TM}.mixers.attention_layers",), _alone_among),
+    multiple_of(f"{TM}.hybrid"),
+    Relation((f"{TM}.hybrid.recall_kernels",), _odd_kernels),
+    Relation((f"{TM}.hybrid.count_kernels",), _odd_kernels),
+    Relation((f"{TM}.hybrid.recall_alternatives", f"{TM}.hybrid.count_kernels"), _some_hybrid),
+    Relation((f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth"), _hybrid_ends),
+    Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.vocab"), _recall_keys),
+    Relation((f"{TM}.sparsity.levels", f"{TM}.sparsity.n"), _levels_fit),
+    Relation((f"{TM}.star_relay.d_models", f"{TM}.copy.heads"), _heads_divide),
     Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",
               f"{TM}.memorization.d"), _ablation),
     Relation((f"{TM}.memorization.d", f"{TM}.memorization.vocab_size", f"{TM}.memorization.pairs",

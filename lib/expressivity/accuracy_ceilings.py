@@ -6,7 +6,7 @@ values, the training accuracy of any FFN is at most
 
     sum over groups (token, context) of the group's majority label count  /  (n N),
 
-exactly. Three ceilings are used by the trained-models stage ([D], ours):
+exactly. Four ceilings are used by the trained-models stage ([D], ours):
 
 - ``token_ceiling``: no attention at all (the context is empty; Kajitsuka & Sato 2024, Sec. 1.3,
   why contextual mappings are needed);
@@ -16,7 +16,9 @@ exactly. Three ceilings are used by the trained-models stage ([D], ours):
 - ``blind_ceiling``: any one-layer transformer with hardmax or uniform attention (every ``w``,
   every head, every weight), on a dataset with segment pairs (``expressivity.segment_pairs``): a
   shared token whose labels differ within a pair gets equal outputs in both sequences, so one of
-  the two is wrong; ``1 - conflicts / (n N)`` bounds the accuracy from above.
+  the two is wrong; ``1 - conflicts / (n N)`` bounds the accuracy from above;
+- ``set_ceiling``: any function of (token, token set), i.e. any one-layer transformer without
+  positional encoding on sequences of distinct tokens, and what a contextual mapping can reach.
 """
 
 from __future__ import annotations
@@ -92,3 +94,20 @@ def blind_ceiling(ds: TokenDataset, pairs: np.ndarray) -> float:
     (any heads, weights and FFN) exceeds this training accuracy on ``ds`` (module docstring of
     ``expressivity.segment_pairs``); each conflict is a different pair of occurrences."""
     return 1.0 - pair_conflicts(ds, pairs) / ds.sequences.size
+
+
+def set_ceiling(ds: TokenDataset) -> float:
+    """Best training accuracy of any function of (token, the sequence's token *set*): each group
+    (token, set) carries its majority label. This bounds every permutation-equivariant model on
+    sequences of distinct tokens (a one-layer transformer without positional encoding sees no
+    more, Kajitsuka & Sato 2024, Sec. 1.3), and a contextual mapping followed by a token-wise map
+    reaches it (their Cor. 1): 1 exactly when the labels are consistent under permutation, below 1
+    on data that are not (a real corpus can repeat a sentence's words with other tags). With
+    repeated tokens a model sees the multiset, which can carry more: the value is then the ceiling
+    of functions of the set only."""
+    groups: dict[object, dict[int, int]] = {}
+    for row, labels in zip(ds.sequences, ds.labels, strict=True):
+        key = frozenset(row.tolist())
+        for t, y in zip(row.tolist(), labels.tolist(), strict=True):
+            _count(groups, (t, key), int(y))
+    return _majority_fraction(groups, ds.sequences.size)

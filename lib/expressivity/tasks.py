@@ -1,4 +1,4 @@
-"""Sequence tasks for the trained encoders: the copy task and the counting task.
+"""Sequence tasks for the trained encoders: the copy, counting and associative-recall tasks.
 
 Each task draws a batch from a numpy generator and returns ``tokens: (B, n)`` (integers),
 ``targets: (B, n)`` (the class of every position) and ``scored: (B, n)`` (bool, the positions the
@@ -11,6 +11,10 @@ loss and the accuracy count).
 - ``count_task``: a synthetic task that needs context, for Yun et al. 2020a, Sec. 5 (attention
   versus bilinear projection versus depth-wise separable convolution, and hybrids; [M], ours at toy
   scale): every token's label is the number of times it occurs in its sequence.
+- ``recall_task``: associative recall as a masked-token task ([O]), for the hybrids of Yun et al.
+  2020a, Sec. 5: key-value pairs, then a query key and a mask whose answer is the query's value.
+  Where the answer sits depends on the content, not on the position: an input-independent token
+  mixer (a bilinear projection, a convolution) has no fixed route to it.
 """
 
 from __future__ import annotations
@@ -63,7 +67,34 @@ def count_task(rng: np.random.Generator, batch: int, n: int, vocab: int, cap: in
     return tokens, np.minimum(counts, cap), np.ones((batch, n), dtype=bool)
 
 
-TASKS: dict[str, Callable] = {"copy": copy_task, "count": count_task}
+def recall_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
+    """Associative recall as a masked-token task ([O]).
+
+    ``m = n/2 - 1`` pairs ``(key, value)`` fill positions ``0..n-3`` (keys ``1..vocab``, distinct
+    within a sequence; values ``vocab+1..2 vocab``, drawn with replacement); position ``n-2`` holds
+    one of the keys (the query), position ``n-1`` the mask ``0``, scored alone: its target is the
+    query's value. Needs even ``n >= 4`` and ``vocab >= m``."""
+    batch, n, vocab = _sizes(batch, n, vocab)
+    if n % 2 or n < 4:
+        raise ValueError(f"recall needs an even length n >= 4, got {n}")
+    pairs = n // 2 - 1
+    if vocab < pairs:
+        raise ValueError(f"recall needs vocab >= n/2 - 1 = {pairs} distinct keys, got {vocab}")
+    keys = np.argsort(rng.random((batch, vocab)), axis=1)[:, :pairs] + 1
+    values = rng.integers(vocab + 1, 2 * vocab + 1, size=(batch, pairs))
+    asked = rng.integers(0, pairs, size=batch)
+    rows = np.arange(batch)
+    tokens = np.zeros((batch, n), dtype=np.int64)
+    tokens[:, 0:n - 2:2], tokens[:, 1:n - 2:2] = keys, values
+    tokens[:, n - 2] = keys[rows, asked]
+    targets = np.zeros((batch, n), dtype=np.int64)
+    targets[:, n - 1] = values[rows, asked]
+    scored = np.zeros((batch, n), dtype=bool)
+    scored[:, n - 1] = True
+    return tokens, targets, scored
+
+
+TASKS: dict[str, Callable] = {"copy": copy_task, "count": count_task, "recall": recall_task}
 
 
 def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
@@ -73,18 +104,21 @@ def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
         return vocab + 1, vocab + 1
     if task == "count":
         return vocab, cap + 1
+    if task == "recall":
+        return 2 * vocab + 1, 2 * vocab + 1
     raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
 
 
 def majority_accuracy(task: str, n: int, vocab: int, cap: int = 6) -> float:
     """The expected token accuracy of the best constant answer (the majority class), the baseline a
-    model that ignores its input reaches: ``1 / vocab`` for copying (uniform content tokens); for
+    model that ignores its input reaches: ``1 / vocab`` for copying and recall (uniform content
+    tokens and values); for
     counting, the largest probability of a label, where a token's count is ``1 + Binomial(n - 1,
     1 / vocab)`` capped at ``cap``."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
     n, vocab, cap = integer("n", n, 1), integer("vocab", vocab, 1), integer("cap", cap, 1)
-    if task == "copy":
+    if task in ("copy", "recall"):
         return 1.0 / vocab
     p = 1.0 / vocab
     pmf = [math.comb(n - 1, j) * p**j * (1 - p) ** (n - 1 - j) for j in range(cap - 1)]

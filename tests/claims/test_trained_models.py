@@ -11,11 +11,12 @@ import math
 
 import pandas as pd
 import pytest
-from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MEMORIZATION, TM_MIXERS
+from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MEMORIZATION
 from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.claims import stage_claims
-from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
+from expressivity.claims.trained_models import capacity, papers
+from expressivity.experiments.trained_models.encoders import copy_rows
 from expressivity.experiments.trained_models.memorization import ARMS, heads_rows, memorization_rows
 from expressivity.experiments.trained_models.runs import cell_rows, protocol
 from expressivity.io import read_table, write_table
@@ -81,16 +82,7 @@ def copy_table(table, cells_by_pattern):
     rows = [row for pattern, (outcomes, acc) in cells_by_pattern.items()
             for row in cell_rows(runs_of(outcomes, acc), PROTO, pattern=pattern, depth=4, n=16,
                                  vocab=8, chance=0.125, **RUN)]
-    return {"copy_accuracy": table("copy_synthetic", rows)}
-
-
-def mixers_table(table, att, alone, alone_outcome="plateau"):
-    rows = []
-    for alt, k, acc, outcome in (("attention", 2, att, "plateau"), ("conv", 0, alone,
-                                                                      alone_outcome)):
-        rows += cell_rows(runs_of([outcome] * len(acc), acc), PROTO, alternative=alt,
-                          attention_layers=k, depth=2, layers=alt, majority=0.3, **RUN)
-    return {"mixers": table("mixers_synthetic", rows)}
+    return {"copy_depth": table("copy_synthetic", rows)}
 
 
 REACH5, PLATEAU5 = ["reached"] * 5, ["plateau"] * 5
@@ -170,10 +162,6 @@ CASES = {
         copy_case(star=(["reached"] + ["plateau"] * 4, [0.995, 0.96, 0.43, 0.5, 0.9])),
         copy_case(random=(["reached"] * 4 + ["plateau"], [0.995] * 4 + [0.99])),
         copy_case(random=(["budget"] + ["plateau"] * 4, [0.5] * 5))),
-    "attention_beats_alternatives": (
-        lambda table: mixers_table(table, [0.9, 0.91, 0.92], [0.5, 0.52, 0.51]),
-        lambda table: mixers_table(table, [0.9, 0.6, 0.95], [0.5, 0.9, 0.7]),
-        lambda table: mixers_table(table, [0.9, 0.91, 0.92], [0.5, 0.52, 0.51], "budget")),
 }
 
 
@@ -187,7 +175,10 @@ REASONS = {claim: "censored" for claim in CASES}
 
 
 def test_every_claim_has_its_three_cases_and_names_its_quantifier():
-    assert set(CASES) == set(CLAIMS)
+    # the papers' experiments and the capacity experiment have their cases in
+    # test_trained_models_papers.py and test_trained_models_capacity.py
+    own = {c.id.split(".", 1)[1] for c in (*papers.CLAIMS, *capacity.CLAIMS)}
+    assert set(CASES) == set(CLAIMS) - own
     assert all(c.quantifier in QUANTIFIERS for c in CLAIMS.values())
 
 
@@ -225,12 +216,15 @@ UNDERPOWERED = {
 
 
 def test_the_statistical_findings_of_the_stage_are_these():
-    """Two tests exclude their alternative by an interval, so their power against it is one minus
-    the test's one-sided size whatever the data: about 0.97 for width_growth against N^2 (the
-    slope interval excludes 2), about 0.93 for attention_beats_alternatives against no difference
-    (both cells' seeds pooled); the pass cases above show it."""
+    """width_growth excludes its alternative by an interval, so its power against it is one minus
+    the test's one-sided size whatever the data: about 0.97 against N^2 (the slope interval
+    excludes 2); the pass cases above show it."""
     assert {c for c, claim in CLAIMS.items() if claim.statistical} == \
-        {*UNDERPOWERED, "width_growth", "attention_beats_alternatives"}
+        {*UNDERPOWERED, "width_growth",
+         # the papers' experiments (test_trained_models_papers.py)
+         "random_below_deterministic", "sparsity_monotone", "star_load",
+         "hybrid_alternatives_below_attention", "hybrid_partial_replace", "hybrid_monotone_k",
+         "count_receptive_field"}
 
 
 @pytest.mark.parametrize("claim", sorted(UNDERPOWERED))
@@ -306,7 +300,7 @@ def test_dense_copies_on_the_ci_run(table):
     """DENSE reaches the target in the mean; without STAR and RANDOM runs to stand for the
     alternative, the power is not simulated, so the claim would pass but is not evaluated."""
     rows = copy_rows(pattern="dense", depth=2, **TM_COPY)
-    row = assert_not_evaluated(CLAIMS["copy_dense"], {"copy_accuracy": table("copy_accuracy", rows)},
+    row = assert_not_evaluated(CLAIMS["copy_dense"], {"copy_depth": table("copy_depth", rows)},
                                "underpowered")
     assert row["measured"] >= 0.99 and "no power simulation" in row["note"]
 
@@ -319,13 +313,6 @@ def test_window_cannot_copy_beyond_its_reach():
     assert all(r["accuracy"] < 0.6 and r["outcome"] == "plateau" and r["lr_decayed"]
                for r in rows)
     assert rows[0]["cell_existence"] == "no" and rows[0]["cell_reliability"] == 0
-
-
-def test_mixers_run_on_the_ci_case(table):
-    rows = (mixers_rows(alternative="conv", k=0, **TM_MIXERS)
-            + mixers_rows(alternative="attention", k=TM_MIXERS["depth"], **TM_MIXERS))
-    _, row = judged("attention_beats_alternatives", {"mixers": table("mixers", rows)})
-    assert row["note"] and math.isnan(row["measured"]) == (row["status"] == "not evaluated")
 
 
 def test_a_censored_pattern_leaves_a_copying_claim_open_only_if_it_could_change_it(table):
@@ -347,6 +334,6 @@ def test_the_copying_note_says_what_each_trained_mask_covers(table):
             for row in cell_rows(runs_of(PLATEAU5, [0.5] * 5), PROTO, pattern=pattern, depth=4,
                                  n=16, vocab=8, chance=0.125, assumption1=holds,
                                  reach_layers=reach, **RUN)]
-    _, row = judged("copy_star_random_fail", {"copy_accuracy": table("copy_cover", rows)})
+    _, row = judged("copy_star_random_fail", {"copy_depth": table("copy_cover", rows)})
     assert "(Assumption 1 holds, every token reaches every token after 2 layers)" in row["note"]
     assert "(Assumption 1 fails, some token never reaches every token)" in row["note"]

@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from expressivity.accuracy_ceilings import blind_ceiling, hardmax_ceiling, pair_conflicts
-from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
+from expressivity.experiments.trained_models.encoders import copy_rows
 from expressivity.experiments.trained_models.memorization import heads_rows
+from expressivity.experiments.trained_models.papers import hybrid_rows
 from expressivity.segment_pairs import check_segment_pair, segment_pair_dataset
 from expressivity.sequence_encoder import (
     BilinearProjection,
@@ -137,8 +138,8 @@ CALLS = [
     ("copy-rows-depth-text", lambda: copy_rows(pattern="dense", depth="x", **ENCODER), "depth"),
     ("copy-rows-device-gpu", lambda: copy_rows(pattern="dense", depth=1,
                                                **{**ENCODER, "device": "gpu"}), "device"),
-    ("mixers-rows-k-negative", lambda: mixers_rows(alternative="conv", k=-1, depth=2, kernel=3,
-                                                   **ENCODER), "attention_layers"),
+    ("hybrid-rows-k-negative", lambda: hybrid_rows(task="count", alternative="conv", kernel=3,
+                                                   k=-1, depth=2, **ENCODER), "attention_layers"),
     ("heads-rows-heads-zero", lambda: heads_rows(heads=0, size=1, **HEADS), "heads"),
 ]
 

@@ -118,12 +118,19 @@ RELATIONS = [
     Broken("head-size-over-d", {f"{TM}.heads_rank.head_sizes": [1, 32]},
            (f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d")),
     Broken("copy-d-model-heads", {f"{TM}.copy.d_model": 15}, (f"{TM}.copy.d_model", f"{TM}.copy.heads")),
-    Broken("mixers-d-model-heads", {f"{TM}.mixers.heads": 3},
-           (f"{TM}.mixers.d_model", f"{TM}.mixers.heads")),
-    Broken("even-kernel", {f"{TM}.mixers.kernel": 4}, (f"{TM}.mixers.kernel", "odd")),
-    Broken("attention-layers-at-depth", {f"{TM}.mixers.attention_layers": [0, 2]},
-           (f"{TM}.mixers.attention_layers", f"{TM}.mixers.depth")),
+    Broken("hybrid-d-model-heads", {f"{TM}.hybrid.heads": 3},
+           (f"{TM}.hybrid.d_model", f"{TM}.hybrid.heads")),
+    Broken("even-kernel", {f"{TM}.hybrid.count_kernels": [4]}, (f"{TM}.hybrid.count_kernels", "odd")),
+    Broken("attention-layers-over-depth", {f"{TM}.hybrid.attention_layers": [0, 2, 3]},
+           (f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth")),
     Broken("tm-n-over-vocab", {f"{TM}.memorization.n": 65}, (f"{TM}.memorization.n", "vocab_size")),
+    Broken("capacity-batch-over-N", {f"{TM}.capacity.batch": 9},
+           (f"{TM}.capacity.batch", f"{TM}.capacity.N")),
+    Broken("capacity-budget-below-two-windows", {f"{TM}.capacity.budget": 399},
+           (f"{TM}.capacity.budget", f"{TM}.capacity.window")),
+    Broken("capacity-n-over-V", {f"{TM}.capacity.n": 41}, (f"{TM}.capacity.n", f"{TM}.capacity.V")),
+    Broken("capacity-unknown-arm", {f"{TM}.capacity.arms": ["sgd", "rnn"]},
+           (f"{TM}.capacity.arms",)),
     Broken("exact-over-draws", {f"{HVS}.theorem1.exact_draws": 300},
            (f"{HVS}.theorem1.exact_draws", f"{HVS}.theorem1.n_draws")),
     Broken("chunks-over-vectors", {f"{HVS}.boltzmann.n_chunks": 8, f"{HVS}.boltzmann.n_vectors": 4},
@@ -154,7 +161,7 @@ def test_a_relation_is_not_checked_on_a_key_with_its_own_problem():
 
 def test_every_problem_is_in_one_message():
     case = {f"{HVS}.boltzmann.n_vectors": 400.0, f"{HVS}.bigbird.beta_min": math.nan, "seed": "x",
-            f"{SA}.sweep.k": [32], f"{SA}.sweep.n": [8, 16], f"{TM}.mixers.kernel": 4,
+            f"{SA}.sweep.k": [32], f"{SA}.sweep.n": [8, 16], f"{TM}.hybrid.count_kernels": [4],
             f"{MEM}.typo": 1, f"{UA}.polynomial": MISSING}
     with pytest.raises(ConfigError, match=r"invalid configuration \(7 problem\(s\)\)") as err:
         check_config(changed(case))

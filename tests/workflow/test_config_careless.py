@@ -115,7 +115,7 @@ def generated() -> list[Careless]:
 
 
 MEM, HR, WS = f"{TM}.memorization", f"{TM}.heads_rank", f"{TM}.width_search"
-COPY, MIX = f"{TM}.copy", f"{TM}.mixers"
+COPY, HYB, SPA = f"{TM}.copy", f"{TM}.hybrid", f"{TM}.sparsity"
 L6, APX, SM = f"{UA}.lemma6", f"{UA}.approximation", f"{UA}.sparse_mapping"
 
 #: Relations a careless edit breaks (none of them in test_config_broken.RELATIONS).
@@ -132,10 +132,11 @@ RELATIONS = [
     Careless("width-budget-below-window", {f"{WS}.budget": 100}, (f"{WS}.window", f"{WS}.budget")),
     Careless("copy-every-over-window", {f"{COPY}.every": 200}, (f"{COPY}.every", f"{COPY}.window")),
     Careless("copy-budget-below-window", {f"{COPY}.budget": 100}, (f"{COPY}.window", f"{COPY}.budget")),
-    Careless("mixers-every-over-window", {f"{MIX}.every": 100}, (f"{MIX}.every", f"{MIX}.window")),
-    Careless("mixers-budget-below-window", {f"{MIX}.budget": 30}, (f"{MIX}.window", f"{MIX}.budget")),
+    Careless("hybrid-every-over-window", {f"{HYB}.every": 100000}, (f"{HYB}.every", f"{HYB}.window")),
+    Careless("hybrid-budget-below-window", {f"{HYB}.budget": 30}, (f"{HYB}.window", f"{HYB}.budget")),
+    Careless("sparsity-budget-one-window", {f"{SPA}.budget": 100}, (f"{SPA}.window", f"{SPA}.budget")),
     Careless("lr-zero", {f"{COPY}.lr": [0.0, 0.01]}, (f"{COPY}.lr",)),
-    Careless("lr-negative", {f"{MIX}.lr": [-0.01]}, (f"{MIX}.lr",)),
+    Careless("lr-negative", {f"{HYB}.lr": [-0.01]}, (f"{HYB}.lr",)),
     # trained_models: datasets
     Careless("mem-pairs-over-N", {f"{MEM}.pairs": 5}, (f"{MEM}.N", f"{MEM}.pairs")),
     Careless("heads-pairs-over-N", {f"{HR}.pairs": 9}, (f"{HR}.N", f"{HR}.pairs")),
@@ -160,16 +161,13 @@ RELATIONS = [
                                         f"{HR}.full_rank": True},
              (f"{HR}.full_rank", f"{HR}.head_sizes")),
     Careless("copy-heads-not-divisor", {f"{COPY}.heads": 3}, (f"{COPY}.d_model", f"{COPY}.heads")),
-    Careless("mixers-d-model-not-multiple", {f"{MIX}.d_model": 10, f"{MIX}.heads": 4},
-             (f"{MIX}.d_model", f"{MIX}.heads")),
+    Careless("hybrid-d-model-not-multiple", {f"{HYB}.d_model": 10, f"{HYB}.heads": 4},
+             (f"{HYB}.d_model", f"{HYB}.heads")),
     Careless("copy-n-odd", {f"{COPY}.n": 9}, (f"{COPY}.n",)),
-    Careless("mixers-kernel-short", {f"{MIX}.kernel": 3}, (f"{MIX}.kernel", f"{MIX}.n")),
-    Careless("mixers-kernel-even", {f"{MIX}.kernel": 16}, (f"{MIX}.kernel", "odd")),
-    Careless("mixers-depth-lowered", {f"{MIX}.depth": 1, f"{MIX}.kernel": 15,
-                                      f"{MIX}.attention_layers": [0, 1]},
-             (f"{MIX}.attention_layers", f"{MIX}.depth")),
-    Careless("attention-layers-without-zero", {f"{MIX}.attention_layers": [1]},
-             (f"{MIX}.attention_layers",)),
+    Careless("hybrid-kernel-even", {f"{HYB}.recall_kernels": [16]}, (f"{HYB}.recall_kernels", "odd")),
+    Careless("hybrid-depth-lowered", {f"{HYB}.depth": 1}, (f"{HYB}.attention_layers", f"{HYB}.depth")),
+    Careless("attention-layers-without-zero", {f"{HYB}.attention_layers": [1, 4]},
+             (f"{HYB}.attention_layers",)),
     Careless("widths-unsorted", {f"{WS}.widths": [16, 4, 64]}, (f"{WS}.widths",)),
     # universal_approximation
     Careless("lemma6-beta-max-lowered", {f"{L6}.beta_max": 2}, (f"{L6}.beta_min", f"{L6}.beta_max")),

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.workflow
 #: (a cell still rising at its budget, or a pattern left out, is "not evaluated"); config.yaml does.
 NEEDS_DEFAULT_SCALE = {
     "trained_models.rank1_memorizes", "trained_models.width_growth",
-    "trained_models.attention_beats_alternatives", "trained_models.copy_strided_fixed",
+    "trained_models.copy_strided_fixed",
     "trained_models.copy_star_random_fail",
     # statistical findings whose test ci.yaml's few trials cannot power (k = 1 alone, 3-5 trials
     # per n) or decide within their margin, and a rate its deltas span too little to decide

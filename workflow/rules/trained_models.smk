@@ -1,7 +1,7 @@
 # Stage: trained models. What gradient training (PyTorch, CPU by default) reaches on the questions
 # the constructions answer: Kajitsuka & Sato 2024 Sec. 6 (reconstructed, on segment pairs where
 # uniform attention and hardmax provably fail), Yun et al. 2020b copying with sparse patterns, Yun
-# et al. 2020a Sec. 5 (attention versus alternatives, toy scale). Every cell runs several seeds under
+# et al. 2020a Sec. 5 (hybrids of attention and its alternatives). Every cell runs several seeds under
 # one protocol (early stopping at the target, one learning-rate decay and a second window before a
 # plateau, a budget; each task family has its own budget, window and evaluation interval).
 from expressivity.experiments.trained_models import ARMS as TM_ARMS
@@ -14,12 +14,6 @@ TM_HEADS = TM_CFG["heads_rank"]
 TM_SIZES = [str(s) for s in TM_HEADS["head_sizes"]] + (
     ["d"] if TM_HEADS["full_rank"] else []
 )
-TM_MIXERS = [
-    (alt, k)
-    for alt in TM_CFG["mixers"]["alternatives"]
-    for k in TM_CFG["mixers"]["attention_layers"]
-    if k < TM_CFG["mixers"]["depth"]
-] + [("attention", TM_CFG["mixers"]["depth"])]
 # jobs run torch on a GPU where `placement` puts them (device cuda: every job; auto: those the
 # GPU pays for, planned at the GPU's measured rates); they then ask for one (resource gpu; under
 # SLURM --gpus, locally at most one such job at a time, see workflow/profiles/default)
@@ -49,7 +43,6 @@ TM_WIDTH_PLAN = planned(
 TM_COPY_PLAN = planned(
     TM, "cost.copy_cost", "copy", supplied=["depth"], device=TM_DEVICE
 )
-TM_MIXERS_PLAN = planned(TM, "cost.mixers_cost", "mixers", device=TM_DEVICE)
 TABLES[TM] = {
     "memorization_curve": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_curve.csv", arm=TM_ARMS)
@@ -67,21 +60,19 @@ TABLES[TM] = {
     "width_vs_N": gathered(
         expand(f"{TM_RES}/width/N{{N}}.csv", N=TM_CFG["width_search"]["N"])
     ),
-    "copy_accuracy": gathered(
+    "copy_depth": gathered(
         expand(
             f"{TM_RES}/copy/{{pattern}}_L{{depth}}.csv",
             pattern=TM_CFG["copy"]["patterns"],
             depth=TM_CFG["copy"]["depths"],
         )
     ),
-    "mixers": gathered(f"{TM_RES}/mixers/{alt}_k{k}.csv" for alt, k in TM_MIXERS),
 }
 FIGURES[TM] = {
     "memorization_curve": plot("memorization_curve", "memorization_runs"),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
-    "copy_accuracy": plot("copy_accuracy"),
-    "mixers": plot("mixers"),
+    "copy_depth": plot("copy_depth"),
 }
 
 
@@ -208,31 +199,206 @@ rule tm_copy:
         script_path(TM, "copying")
 
 
-rule tm_mixers:
-    """One token-mixing model (alternative below k attention layers) on the counting task."""
+# ---- the papers' own experiments (Yun et al. 2020b's sparsity sweep and STAR's relay, Yun et al.
+# 2020a's hybrid curve): sparsity and star_relay hold what differs from the copy family, hybrid is a family
+# of its own
+TM_SPARSE = TM_CFG["sparsity"]
+TM_SPARSE_CELLS = (
+    [
+        (pattern, conf, level)
+        for level in TM_SPARSE["levels"]
+        for pattern in TM_SPARSE["patterns"]
+        for conf in TM_SPARSE["configurations"]
+    ]
+    + [("random", "matched", level) for level in TM_SPARSE["levels"]]
+    + [("dense", "full", 0)]
+)
+TM_HYBRID = TM_CFG["hybrid"]
+TM_HYBRID_CELLS = (
+    [
+        ("recall", alt, kernel, k)
+        for alt in TM_HYBRID["recall_alternatives"]
+        for kernel in (TM_HYBRID["recall_kernels"] if alt == "conv" else [0])
+        for k in TM_HYBRID["attention_layers"]
+        if k < TM_HYBRID["depth"]
+    ]
+    # all attention on recall beside the alternatives (none without them: recall left out)
+    + [("recall", "attention", 0, TM_HYBRID["depth"])]
+    * bool(TM_HYBRID["recall_alternatives"])
+    + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
+)
+TABLES[TM]["sparsity"] = gathered(
+    f"{TM_RES}/sparsity/{p}_{c}_w{w}.csv" for p, c, w in TM_SPARSE_CELLS
+)
+TABLES[TM]["star_bottleneck"] = gathered(
+    expand(
+        f"{TM_RES}/star/d{{d_model}}_n{{n}}.csv",
+        d_model=TM_CFG["star_relay"]["d_models"],
+        n=TM_CFG["star_relay"]["ns"],
+    )
+)
+TABLES[TM]["hybrid"] = gathered(
+    f"{TM_RES}/hybrid/{t}_{a}{kern}_k{k}.csv" for t, a, kern, k in TM_HYBRID_CELLS
+)
+TM_SPARSE_PLAN = planned(TM, "cost.copy_cost", "sparsity", "copy", device=TM_DEVICE)
+TM_STAR_PLAN = planned(
+    TM,
+    "cost.copy_cost",
+    "star_relay",
+    "copy",
+    supplied=["d_model", "n"],
+    device=TM_DEVICE,
+)
+TM_HYBRID_PLAN = planned(TM, "cost.hybrid_cost", "hybrid", device=TM_DEVICE)
+FIGURES[TM]["sparsity"] = plot("sparsity")
+FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
+FIGURES[TM]["hybrid"] = plot("hybrid")
+
+
+rule tm_sparsity:
+    """One cell of Yun et al. 2020b's sparsity sweep on the copying task."""
     input:
-        lib=script_deps(TM, "mixers"),
+        lib=script_deps(TM, "sparsity"),
     output:
-        f"{TM_RES}/mixers/{{alternative}}_k{{k}}.csv",
+        f"{TM_RES}/sparsity/{{pattern}}_{{configuration}}_w{{level}}.csv",
     log:
-        f"logs/{TM}/mixers_{{alternative}}_k{{k}}.log",
+        f"logs/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.log",
     benchmark:
-        f"results/benchmarks/{TM}/mixers_{{alternative}}_k{{k}}.tsv"
+        f"results/benchmarks/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.tsv"
     wildcard_constraints:
+        pattern="[a-z]+",
+        configuration="[a-z]+",
+        level=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **TM_SPARSE_PLAN,
+    params:
+        **job_params(
+            TM,
+            "papers.sparsity_rows",
+            "sparsity",
+            "copy",
+            supplied=["pattern", "configuration", "level"],
+            given={"device": job_device(TM_SPARSE_PLAN, TM_DEVICE)},
+        ),
+    script:
+        script_path(TM, "sparsity")
+
+
+rule tm_star:
+    """STAR on the copying task at one width and length (its relay's load)."""
+    input:
+        lib=script_deps(TM, "star"),
+    output:
+        f"{TM_RES}/star/d{{d_model}}_n{{n}}.csv",
+    log:
+        f"logs/{TM}/star_d{{d_model}}_n{{n}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/star_d{{d_model}}_n{{n}}.tsv"
+    wildcard_constraints:
+        d_model=r"\d+",
+        n=r"\d+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **TM_STAR_PLAN,
+    params:
+        **job_params(
+            TM,
+            "papers.star_rows",
+            "star_relay",
+            "copy",
+            supplied=["d_model", "n"],
+            given={"device": job_device(TM_STAR_PLAN, TM_DEVICE)},
+        ),
+    script:
+        script_path(TM, "star")
+
+
+rule tm_hybrid:
+    """One hybrid of Yun et al. 2020a, Sec. 5: k attention layers on top of an alternative."""
+    input:
+        lib=script_deps(TM, "hybrid"),
+    output:
+        f"{TM_RES}/hybrid/{{task}}_{{alternative}}{{kernel}}_k{{k}}.csv",
+    log:
+        f"logs/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.tsv"
+    wildcard_constraints:
+        task="recall|count",
         alternative="attention|bilinear|conv",
+        kernel=r"\d+",
         k=r"\d+",
     conda:
         ENV
     threads: TM_CFG["threads"]
     resources:
-        **TM_MIXERS_PLAN,
+        **TM_HYBRID_PLAN,
     params:
         **job_params(
             TM,
-            "encoders.mixers_rows",
-            "mixers",
-            supplied=["alternative", "k"],
-            given={"device": job_device(TM_MIXERS_PLAN, TM_DEVICE)},
+            "papers.hybrid_rows",
+            "hybrid",
+            supplied=["task", "alternative", "kernel", "k"],
+            given={"device": job_device(TM_HYBRID_PLAN, TM_DEVICE)},
         ),
     script:
-        script_path(TM, "mixers")
+        script_path(TM, "hybrid")
+
+
+# ---- Kajitsuka & Sato 2024's memorization at CoNLL shape (capacity of the rank-1 model): one job
+# per arm, number of sentences N and ambiguous share a, every width of the arm's grid inside
+from expressivity.experiments.trained_models.capacity import CAPACITY_ARMS
+
+TM_CAP = TM_CFG["capacity"]
+TABLES[TM]["capacity"] = gathered(
+    expand(
+        f"{TM_RES}/capacity/{{arm}}_N{{N}}_a{{a}}.csv",
+        arm=TM_CAP["arms"],
+        N=TM_CAP["N"],
+        a=TM_CAP["a"],
+    )
+)
+TM_CAP_PLAN = planned(
+    TM,
+    "capacity.capacity_cost",
+    "capacity",
+    supplied=["arm", "N"],
+    device=TM_DEVICE,
+)
+FIGURES[TM]["capacity"] = plot("capacity")
+
+
+rule tm_capacity:
+    """One arm of the capacity experiment at one N and a (every width of its grid)."""
+    input:
+        lib=script_deps(TM, "capacity"),
+    output:
+        f"{TM_RES}/capacity/{{arm}}_N{{N}}_a{{a}}.csv",
+    log:
+        f"logs/{TM}/capacity_{{arm}}_N{{N}}_a{{a}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/capacity_{{arm}}_N{{N}}_a{{a}}.tsv"
+    wildcard_constraints:
+        arm="|".join(CAPACITY_ARMS),
+        N=r"\d+",
+        a=r"[0-9.]+",
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **TM_CAP_PLAN,
+    params:
+        **job_params(
+            TM,
+            "capacity.capacity_rows",
+            "capacity",
+            supplied=["arm", "N", "a"],
+            given={"device": job_device(TM_CAP_PLAN, TM_DEVICE)},
+        ),
+    script:
+        script_path(TM, "capacity")

@@ -76,7 +76,7 @@ BASES = ("mathematics", "measured spread", "convention")
 #: A claim's quantifier: a training claim's (``training_protocol.QUANTIFIERS``), "" for others.
 QUANTIFIERS = ("", *TRAINING_QUANTIFIERS)
 #: Why a claim is not evaluated.
-REASONS = ("no items", "out of range", "undecided", "censored", "underpowered")
+REASONS = ("no items", "out of range", "undecided", "censored", "underpowered", "paper config")
 #: The fraction of replicates of each named alternative a statistical finding must tell apart.
 REQUIRED_POWER = 0.8
 #: The fewest replicates a power simulation may use.
@@ -184,7 +184,9 @@ def not_evaluated(reason: str, note: str, precision: str = "float64") -> Measure
     """The measurement of a claim that cannot be decided, with its ``reason`` (one of ``REASONS``):
     ``"no items"`` (judged on zero draws, patterns or rows), ``"out of range"`` (outside the range
     where the statement means anything; the note says the rule), ``"undecided"`` (the arithmetic
-    cannot decide), ``"censored"`` (a measurement is only a bound), ``"underpowered"``."""
+    cannot decide), ``"censored"`` (a measurement is only a bound), ``"underpowered"``,
+    ``"paper config"`` (the default config's slice cannot decide it; ``config/paper.yaml`` runs
+    what it needs)."""
     if reason not in REASONS:
         raise ValueError(f"reason must be one of {REASONS}, got {reason!r}")
     return Measurement(math.nan, precision, note, reason)

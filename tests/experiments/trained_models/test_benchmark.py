@@ -16,5 +16,5 @@ def test_the_step_benchmark_times_a_cell_in_a_fresh_process():
     timed = bench.time_cell(ROOT / "lib", "memorization", seeds=2, steps=20, every=10,
                             device="cpu")
     assert timed["ms_per_step"] > 0 and timed["device"] == "cpu" and timed["cpu_kernels"]
-    assert bench._table_of(Path("results/trained_models/copy/dense_L4.csv")) == "copy_accuracy"
+    assert bench._table_of(Path("results/trained_models/copy/dense_L4.csv")) == "copy_depth"
     assert bench._table_of(Path("results/trained_models/memorize/fixed_curve.csv")) == ""

@@ -1,12 +1,10 @@
-"""The encoder jobs (expressivity.experiments.trained_models.encoders): copying with sparse patterns
-and token mixers on the counting task."""
+"""The encoder jobs (expressivity.experiments.trained_models.encoders and papers): copying with
+sparse patterns, the hybrids on counting."""
 
-from cases import (
-    TM_COPY,
-    TM_MIXERS,
-)
+from cases import TM_COPY, TM_HYBRID
 
-from expressivity.experiments.trained_models.encoders import copy_rows, mixers_rows
+from expressivity.experiments.trained_models.encoders import copy_rows
+from expressivity.experiments.trained_models.papers import hybrid_rows
 
 
 def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
@@ -15,7 +13,7 @@ def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
     assert rows == copy_rows(pattern="dense", depth="1", **copy)
     # dense attention: every token hears every token after one layer (Assumption 1, s = 1)
     assert rows[0]["assumption1"] is True and rows[0]["reach_layers"] == 1
-    mixers = {**TM_MIXERS, "budget": 10, "every": 5, "window": 5}
-    rows = mixers_rows(alternative="conv", k=0, **mixers)
-    assert rows == mixers_rows(alternative="conv", k="0", **mixers)
-    assert 0 < rows[0]["majority"] < 1 and len(rows) == mixers["seeds"] * len(mixers["lr"])
+    hybrid = {**TM_HYBRID, "budget": 10, "every": 5, "window": 5}
+    rows = hybrid_rows(task="count", alternative="conv", kernel=3, k=0, **hybrid)
+    assert rows == hybrid_rows(task="count", alternative="conv", kernel="3", k="0", **hybrid)
+    assert 0 < rows[0]["majority"] < 1 and len(rows) == hybrid["seeds"] * len(hybrid["lr"])

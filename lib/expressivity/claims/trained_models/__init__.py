@@ -23,9 +23,11 @@ One module per topic:
 * ``memorization``: the memorization arms, their exact ceilings and the heads/rank ablation;
 * ``width``: the smallest width training fits against the construction's n N;
 * ``copying``: sparse patterns on the copying task;
-* ``mixers``: attention against other token mixers.
+* ``papers``: the papers' own experiments (Yun et al. 2020b's copy table across depth, sparsity
+  sweep and STAR's relay; Yun et al. 2020a's hybrid curve);
+* ``capacity``: Kajitsuka & Sato 2024's memorization at CoNLL shape (capacity of the rank-1 model).
 """
 
-from expressivity.claims.trained_models import copying, memorization, mixers, width
+from expressivity.claims.trained_models import capacity, copying, memorization, papers, width
 
-CLAIMS = [*memorization.CLAIMS, *width.CLAIMS, *copying.CLAIMS, *mixers.CLAIMS]
+CLAIMS = [*memorization.CLAIMS, *width.CLAIMS, *copying.CLAIMS, *papers.CLAIMS, *capacity.CLAIMS]

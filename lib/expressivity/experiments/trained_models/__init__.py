@@ -6,8 +6,9 @@ constructions answer, one module per kind of job:
   datasets with Theorem-1-type segment pairs (Kajitsuka & Sato 2024, Sec. 6 reconstructed), and the
   heads/rank ablation;
 * ``width``: the smallest FFN width training fits at each ``N`` (Cor. 1's count ``n N``);
-* ``encoders``: Yun et al. 2020b's copying task with sparse patterns and Yun et al. 2020a, Sec. 5
-  at toy scale (token mixers on a counting task);
+* ``encoders``: Yun et al. 2020b's copying task with sparse patterns;
+* ``papers``: the papers' own experiments: Yun et al. 2020b's sparsity sweep and STAR's relay, Yun
+  et al. 2020a's hybrid curve (Sec. 5);
 * ``runs``: what they share: seeds, the protocol (``expressivity.training_protocol``), rows with the
   cell's summary over seeds, progress lines;
 * ``cost``: each job's predicted seconds and memory (the rules' ``runtime`` and ``mem_mb``).

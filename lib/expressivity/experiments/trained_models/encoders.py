@@ -1,13 +1,10 @@
-"""Sequence-encoder jobs: Yun et al. 2020b's copying task with sparse patterns, and Yun et al.
-2020a, Sec. 5 at toy scale (self-attention against bilinear projections and depth-wise separable
-convolutions on a counting task). Each job is one cell: its seeds (one data stream and one
-initialisation each) for every learning rate of the grid, trained under the stage's protocol with
+"""Sequence-encoder jobs: Yun et al. 2020b's copying task with sparse patterns (``papers`` builds
+the papers' other experiments on ``_cell``). Each job is one cell: its seeds (one data stream and
+one initialisation each) for every learning rate of the grid, trained under the stage's protocol with
 early stopping at ``tasks.LEARNED_ACCURACY`` held-out token accuracy.
 
 - ``copy_rows``: an encoder of ``depth`` attention layers cycling through ``pattern``'s masks
-  (``expressivity.sparse_patterns``);
-- ``mixers_rows``: ``depth - k`` layers of ``alternative`` below ``k`` attention layers, with the
-  majority-class accuracy of the task as its baseline.
+  (``expressivity.sparse_patterns``).
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from expressivity.experiments.trained_models.runs import (
     wildcard,
 )
 from expressivity.rng import generator
-from expressivity.sequence_encoder import hybrid_mixers
 from expressivity.sparse_patterns import pattern_masks
 from expressivity.tasks import LEARNED_ACCURACY, majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
@@ -77,25 +73,4 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
             "cycle_length": len(cycle), "connections_max": max(int(m.sum()) for m in cycle),
             "assumption1": covered["satisfied"], "reach_layers": covered["s"],
             "chance": majority_accuracy("copy", n, vocab), **run_info(dev)}
-    return cell_rows(runs, proto, **cell)
-
-
-def mixers_rows(*, alternative: str, k: int | str, seed: int, threads: int, device: str,
-                seeds: int, min_gain: float, lr_decay: float, n: int, vocab: int, depth: int,
-                kernel: int, d_model: int, heads: int, lr: float | list[float], batch: int,
-                budget: int, every: int, window: int, eval_size: int,
-                log: logging.Logger | None = None) -> list[dict]:
-    """``depth - k`` layers of ``alternative`` below ``k`` attention layers on the counting task:
-    one row per run, with the task's majority-class accuracy."""
-    k = wildcard("attention_layers", k, 0)
-    dev = configure_torch(threads, device)
-    mixers = hybrid_mixers(alternative, k, depth)
-    runs, proto = _cell("mixers", {"alternative": alternative, "k": k}, seed=seed, seeds=seeds,
-                        lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
-                        lr_decay=lr_decay, log=log, label="+".join(mixers),
-                        task="count", n=n, vocab=vocab, mixers=mixers, d_model=d_model,
-                        heads=heads, kernel=kernel, batch=batch, eval_size=eval_size, device=dev)
-    cell = {"alternative": alternative, "attention_layers": k, "depth": depth,
-            "layers": "+".join(mixers), "kernel": kernel, "task": "count",
-            "majority": majority_accuracy("count", n, vocab), **run_info(dev)}
     return cell_rows(runs, proto, **cell)

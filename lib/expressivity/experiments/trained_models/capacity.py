@@ -1,0 +1,168 @@
+"""Kajitsuka & Sato 2024's memorization at CoNLL shape: capacity of the rank-1 model (issue 27).
+
+One job is one (arm, N, a) on one CoNLL-shaped dataset (``expressivity.conll_like``: Zipf(1.1)
+vocabulary of ``V`` types, sentences of ``n`` distinct tokens, 9 tags, a fraction ``a`` of
+ambiguous types whose tag hashes (type, token set)); it trains the arm at every FFN width ``q`` of
+its grid (``widths`` for the rank-1 arms ``sgd`` and ``adam``, ``control_widths`` for the others)
+and every learning rate, the seeds side by side, in minibatches
+(``expressivity.minibatch_memorization``) under the stage's protocol. The target is
+``TARGET_SHARE`` = 99.5 % of the dataset's set-consistent ceiling (``accuracy_ceilings.set_ceiling``:
+the best any function of (token, token set) reaches; a convention for "near-perfect training
+accuracy", not a number from the paper). Arms (``CAPACITY_ARMS``: normaliser, heads, head size,
+optimiser):
+
+- ``sgd``: the paper's model, one tied rank-1 softmax head with a learned temperature, SGD with
+  momentum (the paper's optimiser per secondary sources);
+- ``adam``: the same model with Adam;
+- ``uniform``: ``lam = 0`` (mean pooling), ``hardmax``: trained straight-through,
+  ``token_only``: no attention (a token-wise FFN; bounded by ``token_ceiling``);
+- ``full_rank``: one tied head of size ``d`` (``W_Q W_K^T = w w^T`` of rank ``d``), the upper
+  control.
+
+Rows: one per (q, lr, seed) run with the cell's summary (existence, reliability, steps to target),
+the dataset's ceilings (token-only, set-consistent), its share of ambiguous tokens, the learned
+temperature and the learned separation (``expressivity.learned_separation``: the smallest gap
+between a token's context ids in different token sets, for the rank-1 arms).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+
+from expressivity.accuracy_ceilings import set_ceiling, token_ceiling
+from expressivity.conll_like import conll_like_dataset
+from expressivity.experiments.trained_models.cost import (
+    BASE_BYTES,
+    MEM_FLOP,
+    MEM_STEP,
+    planned_seconds,
+)
+from expressivity.experiments.trained_models.runs import (
+    STAGE,
+    cell_rows,
+    job_progress,
+    learning_rates,
+    protocol,
+    run_seeds,
+    wildcard,
+)
+from expressivity.learned_separation import learned_separation
+from expressivity.minibatch_memorization import EVAL_SEQUENCES, memorize_minibatch
+from expressivity.rng import generator
+from expressivity.torch_runtime import configure_torch, run_info
+
+#: The target: this share of the set-consistent ceiling (a convention, see the module docstring).
+TARGET_SHARE = 0.995
+#: (normaliser, heads, head size (``"d"``: full rank), optimiser) of each arm.
+CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "adam"),
+                 "uniform": ("uniform", 1, 1, "sgd"), "hardmax": ("hardmax", 1, 1, "sgd"),
+                 "token_only": ("softmax", 0, 1, "sgd"), "full_rank": ("softmax", 1, "d", "sgd")}
+
+#: The arms trained at every width of ``widths`` (the controls at ``control_widths``).
+RANK1_ARMS = ("sgd", "adam")
+
+
+def _a_value(a) -> float:
+    """``a`` from its wildcard (``"0.05"``) or a number, in [0, 1]."""
+    try:
+        value = float(a)
+    except (TypeError, ValueError):
+        raise ValueError(f"a must be a number in [0, 1], got {a!r}") from None
+    if not 0 <= value <= 1:
+        raise ValueError(f"a must be in [0, 1], got {a!r}")
+    return value
+
+
+def capacity_dataset(seed: int, *, N: int, a: float, V: int, d: int, n: int, p_outside: float,
+                     zipf: float):
+    """The dataset of one (N, a): its own stream of the root seed (every arm trains on it)."""
+    rng = generator(seed, f"{STAGE}.capacity_dataset", N=N, a=a)
+    return conll_like_dataset(rng, V=V, d=d, n=n, N=N, a=a, p_outside=p_outside, zipf=zipf)
+
+
+def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads: int,
+                  device: str, seeds: int, min_gain: float, lr_decay: float, V: int, d: int,
+                  n: int, p_outside: float, zipf: float, widths: list[int],
+                  control_widths: list[int], batch: int,
+                  momentum: float, lr: float | list[float], adam_lr: float | list[float],
+                  budget: int, window: int, every: int,
+                  log: logging.Logger | None = None) -> list[dict]:
+    """One (arm, N, a): every width of ``widths`` and every learning rate, one row per run."""
+    if arm not in CAPACITY_ARMS:
+        raise ValueError(f"unknown arm {arm!r}; use one of {', '.join(CAPACITY_ARMS)}")
+    sigma, heads, size, optimiser = CAPACITY_ARMS[arm]
+    N, a = wildcard("N", N, 1), _a_value(a)
+    head_size = d if size == "d" else size
+    widths = widths if arm in RANK1_ARMS else control_widths
+    dev = configure_torch(threads, device)
+    ds = capacity_dataset(seed, N=N, a=a, V=V, d=d, n=n, p_outside=p_outside, zipf=zipf)
+    ceiling = set_ceiling(ds)
+    proto = protocol(target=TARGET_SHARE * ceiling, budget=budget, every=every, window=window,
+                     min_gain=min_gain, lr_decay=lr_decay)
+    lrs = learning_rates(adam_lr if optimiser == "adam" else lr)
+    progress = job_progress(log, f"{arm} N={N} a={a:g}", len(widths) * len(lrs) * (budget + 1))
+    data = {"arm": arm, "sigma": sigma if heads else "none", "optimiser": optimiser,
+            "head_size": head_size if heads else 0, "N": N, "a": a, "n": n, "d": d, "V": V,
+            "batch": batch, "set_ceiling": ceiling, "token_ceiling": token_ceiling(ds),
+            "target_share": TARGET_SHARE, **run_info(dev)}
+    rows, done = [], 0
+    for q in widths:
+        runs = []
+        for lr_value in lrs:
+            res = memorize_minibatch(
+                ds, width=q, seeds=run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q),
+                protocol=proto, lr=lr_value, batch=batch, optimiser=optimiser,
+                order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q, lr=lr_value),
+                momentum=momentum, heads=heads, head_size=head_size, sigma=sigma, device=dev,
+                progress=progress, done_before=done)
+            done += budget + 1
+            for k, run in enumerate(res["runs"]):
+                runs.append({"lr": lr_value, "seed_index": k, "q": q,
+                             "ffn_parameters": res["ffn_parameters"],
+                             **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma,
+                                                  head_size), **run})
+        rows += cell_rows(runs, proto, **data)
+    return rows
+
+
+def _attention_columns(ds, w, lam, sigma: str, head_size: int) -> dict:
+    """The learned temperature and, for a rank-1 head, the learned separation of its contexts."""
+    if w is None:
+        return {"temperature": 0.0, "separation": math.nan, "separation_log10": math.nan,
+                "separation_collapsed": False}
+    temperature = 0.0 if sigma == "uniform" else float(lam[0])
+    if head_size != 1 or not np.isfinite(w).all():  # full rank, or a diverged run
+        return {"temperature": temperature, "separation": math.nan, "separation_log10": math.nan,
+                "separation_collapsed": False}
+    sep = learned_separation(ds, np.asarray(w[0, :, 0], dtype=float), temperature, sigma)
+    return {"temperature": temperature, "separation": sep["separation"],
+            "separation_log10": sep["separation_log10"], "separation_collapsed": sep["collapsed"]}
+
+
+def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],
+                  control_widths: list[int], batch: int, lr, adam_lr, budget: int,
+                  every: int, rates: dict | None = None,
+                  **_) -> tuple[float, int, float | None]:
+    """One (arm, N, a) job: ``(CPU seconds, peak bytes, GPU seconds)``, every width and learning
+    rate at the share ``BUDGET_USED["capacity"]`` of its budget (``experiments.trained_models.cost``'s
+    constants; a step is one minibatch of ``batch n`` tokens per seed, an evaluation a forward pass
+    over the ``N n`` tokens; on the GPU a launch-bound memorization step)."""
+    grid = widths if arm in RANK1_ARMS else control_widths
+    lrs = len(learning_rates(adam_lr if CAPACITY_ARMS[arm][3] == "adam" else lr))
+    mixing = n + d * (d if CAPACITY_ARMS[arm][2] == "d" else 1)
+    steps_seconds = 0.0
+    for q in grid:
+        step = MEM_STEP + MEM_FLOP * seeds * batch * n * (q + mixing)
+        evaluation = (MEM_STEP + MEM_FLOP * seeds * N * n * (q + mixing)) / 3
+        steps_seconds += lrs * (budget + 1) * (step + evaluation / every)
+    seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
+                                   lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
+                                   "memorization_step_s")
+    dataset = 0.01 * V * d / 1000
+    # a training pass over the larger of a minibatch and an evaluation chunk of sequences
+    chunk = max(batch, min(N, EVAL_SEQUENCES))
+    peak = BASE_BYTES + 16 * 4 * seeds * chunk * n * (max(grid) + d + n) + 8 * V * V
+    return seconds + dataset, peak, None if gpu is None else gpu + dataset

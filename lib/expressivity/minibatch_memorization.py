@@ -1,0 +1,138 @@
+"""Memorization in minibatches: the tied one-layer model trained by SGD with momentum or by Adam.
+
+Kajitsuka & Sato 2024 train their rank-1 model with SGD (per secondary sources; notes
+``kajitsuka_sato.md`` Sec. 6); ``expressivity.training.memorize`` trains it full-batch with Adam.
+Here the same ``TokenClassifier`` replicas (one per seed, side by side) see one minibatch of
+``batch`` sequences per step, the sequences of each epoch in a random order, under the project's
+protocol (``expressivity.training_protocol``; evaluated every ``protocol.every`` steps on the whole
+training set):
+
+- ``ReplicaSGD``: SGD with momentum (Polyak's heavy ball as ``torch.optim.SGD`` computes it,
+  ``b <- mu b + g``, ``theta_r <- theta_r - lr_r b``) with one learning rate per replica, the
+  optimiser ``replica_training.train_replicas`` builds from a factory;
+- ``memorize_minibatch``: the training job. The order of the sequences is drawn from ``order_rng``
+  (one permutation per epoch) and shared by the replicas: seeds differ by their initial weights, a
+  seed's run does not depend on which seeds train beside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from expressivity.arguments import integer
+from expressivity.datasets import TokenDataset
+from expressivity.joblog import Progress
+from expressivity.replica_training import FlatReplicas, ReplicaAdam, train_replicas
+from expressivity.torch_runtime import check_device
+from expressivity.training import token_losses
+from expressivity.training_protocol import Protocol
+from expressivity.transformer_models import SIGMAS, TokenClassifier, check_seeds
+
+#: The optimisers a minibatch run can use.
+OPTIMISERS = ("sgd", "adam")
+
+
+class ReplicaSGD:
+    """SGD with momentum ``mu`` on ``FlatReplicas``, one learning rate per replica (``lr: (R, 1)``)."""
+
+    def __init__(self, params: FlatReplicas, lr: float, momentum: float = 0.9):
+        if not 0 < lr < float("inf"):
+            raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+        if not 0 <= momentum < 1:
+            raise ValueError(f"momentum must be in [0, 1), got {momentum!r}")
+        flat = params.flat
+        self.params, self.momentum = params, momentum
+        self.lr = torch.full((flat.shape[0], 1), float(lr), dtype=flat.dtype, device=flat.device)
+        self.buf = torch.zeros_like(flat)
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.buf.mul_(self.momentum).add_(self.params.flat.grad)
+        self.params.flat.sub_(self.lr * self.buf)
+
+    def keep(self, rows: torch.Tensor) -> None:
+        self.lr, self.buf = self.lr[rows], self.buf[rows]
+
+
+#: Sequences per forward pass when the whole training set is evaluated.
+EVAL_SEQUENCES = 1024
+
+
+class _MiniBatches:
+    """Every step ``batch`` sequences (the same for every replica), a new order every epoch."""
+
+    def __init__(self, model: TokenClassifier, X: torch.Tensor, y: torch.Tensor, sigma: str,
+                 batch: int, order_rng: np.random.Generator):
+        self.model, self.X, self.y, self.sigma, self.size = model, X, y, sigma, batch
+        self.rng, self.per_epoch = order_rng, X.shape[0] // batch
+        self.epoch, self.order = -1, None
+
+    def batch(self, step: int) -> tuple[torch.Tensor]:
+        epoch, k = divmod(step, self.per_epoch)
+        if epoch != self.epoch:  # steps come in order: one permutation per epoch
+            self.epoch = epoch
+            self.order = torch.as_tensor(self.rng.permutation(self.X.shape[0]),
+                                         device=self.X.device)
+        return (self.order[k * self.size:(k + 1) * self.size],)
+
+    def loss(self, rows: torch.Tensor) -> torch.Tensor:
+        return token_losses(self.model(self.X[rows], self.sigma), self.y[rows])[0]
+
+    def evaluate(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-replica mean loss and accuracy over every sequence, ``EVAL_SEQUENCES`` at a time
+        (so that a paper-size dataset's forward pass stays within memory), weighted by length."""
+        N = self.X.shape[0]
+        loss = acc = 0.0
+        for start in range(0, N, EVAL_SEQUENCES):
+            part = slice(start, min(N, start + EVAL_SEQUENCES))
+            chunk_loss, chunk_acc = token_losses(self.model(self.X[part], self.sigma), self.y[part])
+            share = (part.stop - part.start) / N
+            loss, acc = loss + share * chunk_loss.double(), acc + share * chunk_acc
+        return loss, acc
+
+    def keep(self, rows: torch.Tensor) -> None:
+        pass
+
+
+def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
+                       protocol: Protocol, lr: float, batch: int, optimiser: str,
+                       order_rng: np.random.Generator, momentum: float = 0.9,
+                       heads: int = 1, head_size: int = 1, sigma: str = "softmax",
+                       dtype: torch.dtype = torch.float32, device: torch.device | None = None,
+                       progress: Progress | None = None, done_before: float = 0.0) -> dict:
+    """Train one ``TokenClassifier`` per seed on ``ds`` in minibatches of ``batch`` sequences
+    with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) until each stops under
+    ``protocol`` (steps; training accuracy every ``protocol.every`` steps). ``heads = 0``: no
+    attention. Returns ``{"runs": [per seed: the monitor's result and "w", "lam" at the stop (None
+    without attention)], "ffn_parameters", "attention_parameters"}``."""
+    if optimiser not in OPTIMISERS:
+        raise ValueError(f"optimiser must be one of {OPTIMISERS}, got {optimiser!r}")
+    if sigma not in SIGMAS:
+        raise ValueError(f"sigma must be one of {SIGMAS}, got {sigma!r}")
+    if not isinstance(protocol, Protocol):
+        raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
+    batch = integer("batch", batch, 1, ds.N)
+    device, seeds = check_device(device), check_seeds(seeds)
+    model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, None, dtype,
+                            seeds).to(device)
+    sizes = {"ffn_parameters": model.ffn_parameters(),
+             "attention_parameters": model.attention_parameters()}
+    params = FlatReplicas(model)
+    X = torch.as_tensor(ds.inputs(), dtype=dtype, device=device)
+    y = torch.as_tensor(ds.labels, device=device)
+    snapshots: list[dict] = [{"w": None, "lam": None} for _ in seeds]
+
+    def snapshot(replica: int, row: int) -> None:
+        att = model.attention
+        if att is not None:
+            snapshots[replica] = {"w": att.w[row].detach().cpu().numpy().copy(),
+                                  "lam": att.log_lam[row].detach().exp().cpu().numpy().copy()}
+
+    factory = ReplicaAdam if optimiser == "adam" else (
+        lambda p, rate: ReplicaSGD(p, rate, momentum))
+    monitors, _ = train_replicas(params, _MiniBatches(model, X, y, sigma, batch, order_rng),
+                                 protocol, lr, optimizer=factory, on_stop=snapshot,
+                                 progress=progress, done_before=done_before)
+    return {"runs": [{**m.result(), **snap} for m, snap in zip(monitors, snapshots, strict=True)],
+            **sizes}

@@ -1,0 +1,59 @@
+"""Figure: Kajitsuka & Sato 2024's memorization at CoNLL shape: training accuracy (mean over seeds,
+bars from the lowest to the highest seed) against the FFN width q, one panel per (N, a), one line
+per arm; filled markers: some seed reaches 99.5 % of the set-consistent ceiling; the exact
+token-only ceiling drawn as the baseline."""
+
+from expressivity.io import read_table
+from expressivity.joblog import job_log
+from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.training_protocol import EXISTS
+
+log = job_log(snakemake)
+df = read_table(snakemake.input[0], ["arm", "N", "a", "q", "cell_accuracy_mean",
+                                     "cell_accuracy_min", "cell_accuracy_max", "cell_existence",
+                                     "token_ceiling", "set_ceiling", "target", "seed_index"])
+cells = df.groupby(["arm", "N", "a", "q"], sort=False, as_index=False).first()
+panels = sorted({(N, a) for N, a in zip(cells["N"], cells["a"], strict=True)})
+arms = list(dict.fromkeys(cells["arm"]))
+cols = min(len(panels), 2)
+rows = -(-len(panels) // cols)
+with figure(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False) as (fig, axes):
+    for ax, (N, a) in zip(axes.flat, panels, strict=False):
+        own = cells[(cells["N"] == N) & (cells["a"] == a)]
+        for i, arm in enumerate(arms):
+            part = own[own["arm"] == arm].sort_values("q")
+            if part.empty:
+                continue
+            color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+            y = part["cell_accuracy_mean"]
+            # arms at the same width side by side (a dodge of 6 % of a doubling per arm)
+            x = part["q"] * 2 ** (0.06 * (i - (len(arms) - 1) / 2))
+            ax.errorbar(x, y, yerr=[y - part["cell_accuracy_min"],
+                                            part["cell_accuracy_max"] - y],
+                        color=color, capsize=3, lw=1.2, label=arm)
+            found = part["cell_existence"] == EXISTS
+            ax.scatter(x[found], y[found], marker=marker, color=color, zorder=3)
+            ax.scatter(x[~found], y[~found], marker=marker, facecolors="white",
+                       edgecolors=color, zorder=3)
+        r = own.iloc[0]
+        ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:.4g}")
+        ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
+                   label=f"token-only ceiling {r['token_ceiling']:.3f}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("FFN width q (arms side by side at each width)")
+        ax.set_ylabel("training accuracy per token\n(mean, lowest to highest seed)")
+        ax.set_title(f"N = {N} sentences, ambiguous share a = {a:g}", fontsize=9)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    def reaching(arm):
+        """The cells of ``arm`` and how many of them some seed brings to the target."""
+        own = cells[cells["arm"] == arm]
+        return int((own["cell_existence"] == EXISTS).sum()), len(own)
+
+    said = [f"{arm} reaches the target in {k} of {m} cells" for arm in ("sgd", "uniform")
+            for k, m in [reaching(arm)] if m]
+    fig.suptitle("One-layer memorization on CoNLL-shaped data: " + "; ".join(said)
+                 + f"\n({df['seed_index'].nunique()} seeds; filled: some seed reaches it)",
+                 fontsize=10)
+    save(fig, snakemake.output.png, snakemake.output.pdf)

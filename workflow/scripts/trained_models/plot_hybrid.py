@@ -1,0 +1,58 @@
+"""Figure: Yun et al. 2020a, Sec. 5 at our scale: held-out accuracy (mean over seeds, bars from
+the lowest to the highest seed) against the number k of attention layers kept on top of bilinear
+projections or convolutions, on associative recall (left); on counting, convolutions alone by
+kernel width (right); majority-class baselines drawn."""
+
+import pandas as pd
+
+from expressivity.io import read_table
+from expressivity.joblog import job_log
+from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.training_protocol import EXISTS
+
+log = job_log(snakemake)
+df = read_table(snakemake.input[0], ["task", "alternative", "kernel", "attention_layers", "depth",
+                                     "cell_accuracy_mean", "cell_accuracy_min",
+                                     "cell_accuracy_max", "cell_existence", "majority", "target"])
+cells = df.groupby(["task", "alternative", "kernel", "attention_layers"], sort=False,
+                   as_index=False).first()
+with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
+    recall = cells[cells["task"] == "recall"]
+    full = recall[recall["alternative"] == "attention"]
+    for i, ((alt, kernel), part) in enumerate(recall[recall["alternative"] != "attention"]
+                                              .groupby(["alternative", "kernel"], sort=False)):
+        part = part.sort_values("attention_layers")
+        part = pd.concat([part, full]) if len(full) else part
+        color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+        y = part["cell_accuracy_mean"]
+        label = alt if alt != "conv" else f"conv, kernel {kernel}"
+        rec_ax.errorbar(part["attention_layers"], y, yerr=[y - part["cell_accuracy_min"],
+                                                          part["cell_accuracy_max"] - y],
+                        color=color, capsize=3, lw=1.2, marker=marker, label=label)
+    for ax, part in ((rec_ax, recall), (cnt_ax, cells[cells["task"] == "count"])):
+        if len(part):
+            r = part.iloc[0]
+            ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
+            ax.axhline(r["majority"], color="black", ls=":", lw=1, label="majority class")
+    count = cells[cells["task"] == "count"].sort_values("kernel")
+    if len(count):
+        y = count["cell_accuracy_mean"]
+        colors = [PALETTE[0] if e == EXISTS else "white" for e in count["cell_existence"]]
+        cnt_ax.bar([f"kernel {k}" for k in count["kernel"]], y, color=colors,
+                   edgecolor=PALETTE[0], yerr=[y - count["cell_accuracy_min"],
+                                               count["cell_accuracy_max"] - y], capsize=4)
+    rec_ax.set_xlabel("attention layers kept on top (k)")
+    rec_ax.set_ylabel("held-out accuracy (mean, lowest to highest seed)")
+    rec_ax.set_title("associative recall (content routing)", fontsize=9)
+    cnt_ax.set_title("counting: convolutions alone (filled: some seed reaches the target)",
+                     fontsize=9)
+    cnt_ax.set_ylim(0, 1.05)
+    if recall.empty:
+        rec_ax.text(0.5, 0.5, "recall not run in this config\n(config/paper.yaml runs it)",
+                    ha="center", va="center", transform=rec_ax.transAxes, fontsize=9)
+    for ax in (rec_ax, cnt_ax):
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.suptitle(f"Hybrids of depth {cells['depth'].iloc[0]}: attention on top of alternatives, "
+                 f"{df['seed_index'].nunique()} seeds", fontsize=9)
+    save(fig, snakemake.output.png, snakemake.output.pdf)
