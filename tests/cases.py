@@ -128,6 +128,7 @@ MEM_SEARCH = job_params(MEM, "regimes.search_rows", "search", supplied=["d", "V"
 MEM_SEARCH_POINTS = [(d, V) for d in _MEM["search"]["d"] for V in _MEM["search"]["V"]]
 MEM_CURVE = job_params(MEM, "curve.curve_rows", "curve")
 MEM_HARDMAX = job_params(MEM, "contrast.hardmax_contrast", "hardmax")
+MEM_MASKED = job_params(MEM, "masked.masked_rows", "masked")
 
 # ---- sparse_approximation ----
 from expressivity.experiments.sparse_approximation.searches import (  # noqa: E402

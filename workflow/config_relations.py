@@ -381,6 +381,8 @@ RELATIONS: list[Relation] = [
     tokens_fit("theory"),
     tokens_fit("search"),
     tokens_fit("curve"),
+    at_most(f"{MEM}.masked.pair_n", f"{MEM}.masked.pair_V",
+            "a prefix segment pair's n distinct tokens come from pair_V (n <= pair_V)"),
     Relation((f"{MEM}.n_classes",), _two_classes),
     Relation((f"{UA}.lemma6.inv_delta", f"{UA}.lemma6.d", f"{UA}.lemma6.n", f"{UA}.grid_budget"),
              _some_grid),

@@ -306,3 +306,36 @@ def prefix_labels(rng: np.random.Generator, sequences: np.ndarray, n_classes: in
                 drawn[key] = int(rng.integers(0, n_classes))
             out[i, k] = drawn[key]
     return out
+
+
+def n_ordered_sequences(vocab_size: int, n: int) -> int:
+    """Ordered sequences of ``n`` distinct tokens from ``vocab_size``: ``|V|! / (|V| - n)!``."""
+    return math.perm(vocab_size, n)
+
+
+def prefix_dataset(rng: np.random.Generator, vocab_size: int, d: int, n: int, N: int,
+                   n_classes: int, r_min: float = 1.0, r_max: float = 2.0,
+                   eps: float | None = None) -> TokenDataset:
+    """A dataset for the causal layer: ``min(N, |V|!/(|V|-n)!)`` distinct *ordered* sequences of
+    ``n`` distinct tokens (all of them when ``N`` reaches the count, so that every (token, set of
+    at most ``n`` tokens holding it) is a prefix context; a uniform random choice otherwise), the
+    tokens as in ``token_separated_dataset``, the labels ``prefix_labels``."""
+    for name, value in (("vocab_size", vocab_size), ("d", d), ("n", n), ("N", N),
+                        ("n_classes", n_classes)):
+        integer(name, value, 1)
+    if n > vocab_size:
+        raise ValueError(f"n={n} distinct tokens per sequence need vocab_size >= n, got {vocab_size}")
+    total = n_ordered_sequences(vocab_size, n)
+    if total <= _ENUMERATE_LIMIT:
+        every = np.array(list(itertools.permutations(range(vocab_size), n)), dtype=np.int64)
+        seqs = every if N >= total else every[np.sort(rng.choice(total, size=N, replace=False))]
+    else:
+        seen: set[tuple[int, ...]] = set()
+        while len(seen) < N:
+            seen.add(tuple(int(t) for t in rng.choice(vocab_size, size=n, replace=False)))
+        seqs = np.array(sorted(seen), dtype=np.int64)
+    base = token_separated_dataset(rng, vocab_size, d, 1, 1, n_classes, r_min, r_max, eps)
+    ds = TokenDataset(vocab=base.vocab, sequences=seqs, labels=prefix_labels(rng, seqs, n_classes),
+                      r_min=base.r_min, r_max=base.r_max, eps=base.eps)
+    validate_dataset(ds, label_rule="prefix")
+    return ds
