@@ -11,12 +11,13 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 log = job_log(snakemake)
 df = read_table(snakemake.input[0], [
     "part", "lam_kind", "d", "V", "n", "N", "softmax_lam", "softmax_log10_delta",
-    "log10_delta_theory", "draw", "positions", "uniform_equal_positions", "hardmax_equal_positions"])
+    "log10_delta_theory", "draw", "positions", "uniform_equal_positions",
+    "hardmax_equal_positions"])
 rnd = df[df["part"] == "random"].reset_index(drop=True)
 adv = df[df["part"] == "adversarial"].reset_index(drop=True)
 
 with figure(1, 2, figsize=(11, 4.8)) as (fig, (left, right)):
-    names = [f"d={d} |V|={V}\nn={n} N={N}" for d, V, n, N in
+    names = [f"{d}, {V}, {n}, {N}" for d, V, n, N in
              rnd[["d", "V", "n", "N"]].itertuples(index=False)]
     x = np.arange(len(rnd))
     for kind, marker, colour, label in (("theory", MARKERS[0], PALETTE[0], "at lam_theory"),
@@ -24,14 +25,17 @@ with figure(1, 2, figsize=(11, 4.8)) as (fig, (left, right)):
         sel = (rnd["lam_kind"] == kind).to_numpy()
         left.plot(x[sel], -rnd["softmax_log10_delta"][sel], ls="none", marker=marker, ms=5,
                   color=colour, label=f"causal softmax {label}: certified -log10 delta")
-    left.plot(x, -rnd["log10_delta_theory"], ls="none", marker="_", ms=12, color=PALETTE[2],
-              label="eq. (8) at length n: -log10 delta_theory (the bound)")
+    theory = (rnd["lam_kind"] == "theory").to_numpy()
+    left.plot(x[theory], -rnd["log10_delta_theory"][theory], ls="none", marker="_", ms=12,
+              color=PALETTE[2], label="eq. (8) at lam_theory, length n: -log10 delta_theory "
+                                      "(the bound)")
     left.set_yscale("log")
     left.set_ylabel("-log10 delta (decimal digits of the separation)")
-    left.set_xticks(x, names, fontsize=6)
+    left.set_xticks(x, names, fontsize=7, rotation=45, ha="right")
+    left.set_xlabel("dataset (d, |V|, n, N)", fontsize=8)
     left.set_xlim(-0.6, len(rnd) - 0.4)
     left.set_title("every distinct (token, prefix set) of random ordered sequences", fontsize=9)
-    left.legend(fontsize=7, loc="upper left")
+    left.legend(fontsize=7, loc="center left")
 
     groups = sorted(set(adv["d"]))
     slot = {d: i for i, d in enumerate(groups)}
