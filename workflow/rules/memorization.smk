@@ -138,7 +138,8 @@ rule mem_hardmax:
 
 rule mem_masked:
     """The causal (masked) layer: certified prefix separation at lam_theory and a fixed lam;
-    causal uniform averaging and hardmax (exact) against softmax on prefix segment pairs."""
+    causal uniform averaging and hardmax (exact) against softmax on prefix segment pairs.
+    """
     input:
         lib=script_deps(MEM, "masked"),
     output:
