@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.accuracy_ceilings import blind_ceiling, pair_conflicts, token_ceiling
+from expressivity.accuracy_ceilings import (
+    blind_ceiling,
+    pair_conflicts,
+    prefix_blind_ceiling,
+    prefix_pair_conflicts,
+    token_ceiling,
+)
 from expressivity.attention import self_attention
 from expressivity.datasets import validate_dataset
 from expressivity.segment_pairs import (
@@ -154,3 +160,17 @@ def test_prefix_pairs_labels_conflict_at_q_and_follow_the_prefix_rule():
     swapped = dataclasses.replace(ds, sequences=seqs, labels=labels)
     with pytest.raises(ValueError, match=f"position {COMPLETE} and sequence {len(seqs) - 1}"):
         validate_dataset(swapped, label_rule="prefix")
+
+
+def test_prefix_blind_ceiling_counts_the_conflicts_from_q_and_checks_the_structure():
+    sp = draw_prefix(4, n=6, N=6, pairs=2)
+    ds = sp.dataset
+    expect = sum(int(ds.labels[a, k] != ds.labels[b, k]) for a, b in sp.pairs.tolist()
+                 for k in range(COMPLETE, ds.n))
+    assert expect >= 2  # at least the forced conflict at q in each pair
+    assert prefix_pair_conflicts(ds, sp.pairs) == expect
+    assert prefix_blind_ceiling(ds, sp.pairs) == 1 - expect / ds.sequences.size
+    # an unordered segment pair (q not at COMPLETE in both) is refused: its prefixes are no pairs
+    plain = draw(4, n=6, N=6, pairs=2)
+    with pytest.raises(ValueError, match="sequences"):
+        prefix_pair_conflicts(plain.dataset, plain.pairs)

@@ -34,6 +34,7 @@ def test_both_parts_and_their_verdicts(rows):
         assert r["uniform_equal_from_p"] == r["positions"] + 1
         assert r["hardmax_collisions"] >= r["positions"] and r["conflicting_labels"] >= 1
         assert r["softmax_certified"] and r["softmax_theory_certified"]
+        assert r["prefix_blind_ceiling"] == 1 - r["conflicting_labels"] / (2 * r["n"]) < 1
 
 
 def test_same_seed_same_rows(rows):

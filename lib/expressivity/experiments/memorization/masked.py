@@ -15,7 +15,9 @@ and the families are ours [D]. Two parts, one row per dataset (column ``part``):
 - ``adversarial``: prefix segment pairs (``segment_pairs.prefix_segment_pair_dataset``), where
   the causal uniform and hardmax outputs are compared exactly (rationals) at every position from
   ``q`` on (``equal_positions`` of ``positions``) and the softmax layer is certified at ``lam``
-  and at ``lam_theory``.
+  and at ``lam_theory``; ``prefix_blind_ceiling`` (``expressivity.accuracy_ceilings``) is the
+  training accuracy no one-layer causal transformer with hardmax or uniform attention exceeds on
+  the pair.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from expressivity.accuracy_ceilings import prefix_blind_ceiling
 from expressivity.datasets import TokenDataset, n_ordered_sequences, prefix_dataset
 from expressivity.experiments.memorization.cost import masked_cost, progress_tracker
 from expressivity.experiments.memorization.regimes import limit_fields
@@ -101,6 +104,7 @@ def adversarial_row(rng: np.random.Generator, *, d: int, pair_V: int, pair_n: in
     row = {"part": "adversarial", **_common(ds, v, cx, draws), "lam_kind": "fixed",
            "positions": ds.n - COMPLETE,
            "conflicting_labels": int(np.sum(ds.labels[i_a, COMPLETE:] != ds.labels[i_b, COMPLETE:])),
+           "prefix_blind_ceiling": prefix_blind_ceiling(ds, sp.pairs),
            **{f"{arm}_equal_positions": equal_positions(ds, cx, v, arm, i_a, i_b, COMPLETE)
               for arm in ARMS},
            "uniform_equal_from_p": equal_positions(ds, cx, v, "uniform", i_a, i_b, COMPLETE - 1)}
