@@ -53,14 +53,16 @@ def token_ceiling(ds: TokenDataset) -> float:
     return _majority_fraction(groups, ds.sequences.size)
 
 
-def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
+def hardmax_ceiling(ds: TokenDataset, w: np.ndarray, causal: bool = False) -> float:
     """Best training accuracy of any token-wise map after one tied rank-1 *hardmax* layer.
 
     With ``z_j = w^T x_j`` and score ``lam z_k z_j`` (``lam > 0``), hardmax attends the key with the
     largest ``z`` when ``z_k > 0``, the smallest when ``z_k < 0``, and averages all keys when
     ``z_k = 0`` (Kajitsuka & Sato 2024, Thm 1 mechanism; notes Sec. 2). The layer's output at token
     ``k`` is therefore a function of (token, that extreme/mean): each group of equal keys can carry
-    one label, and the ceiling is the sum of the groups' majority counts over ``n N``.
+    one label, and the ceiling is the sum of the groups' majority counts over ``n N``. ``causal``:
+    the masked layer, whose keys for token ``k`` are its prefix ``x_1..x_k`` (the extremes and mean
+    of the prefix).
     """
     w = finite_array("w", w).reshape(-1)
     if w.size != ds.d:
@@ -69,8 +71,9 @@ def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
     zs = z[ds.sequences]
     groups: dict[object, dict[int, int]] = {}
     for i in range(ds.N):
-        top, bottom, mean = zs[i].max(), zs[i].min(), zs[i].mean()
         for k in range(ds.n):
+            keys = zs[i, : k + 1] if causal else zs[i]
+            top, bottom, mean = keys.max(), keys.min(), keys.mean()
             zk = zs[i, k]
             ctx = ("max", top) if zk > 0 else ("min", bottom) if zk < 0 else ("mean", mean)
             _count(groups, (int(ds.sequences[i, k]), *ctx), int(ds.labels[i, k]))
