@@ -1,5 +1,6 @@
 """Fang et al. 2022's polynomial blocks (``expressivity.polynomial``): the maximum relative error
-against (blocks, degree), and noisy regression's excess risk against the sample size."""
+against (blocks, degree), its ablation over block variants, and noisy regression's excess risk
+against the sample size."""
 
 from __future__ import annotations
 
@@ -7,7 +8,22 @@ import numpy as np
 
 from expressivity.arguments import finite_number, integer
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
-from expressivity.polynomial import n_tokens, regression_excess, staircase_error
+from expressivity.polynomial import (
+    VARIANTS,
+    check_variant,
+    evaluate_polynomial,
+    features,
+    fit_readout,
+    SCALES,
+    fit_scales,
+    make_blocks,
+    n_tokens,
+    random_polynomial,
+    readout_floor,
+    regression_excess,
+    relative_error,
+    staircase_error,
+)
 from expressivity.rng import generator
 
 
@@ -37,6 +53,73 @@ def staircase_cost(*, d, max_blocks: int, max_degree: int, n_test: int) -> tuple
     flops = max_degree * sum(_block_flops(dim, L, 4 * n_tokens(dim, L) + n_test)
                              for dim, L in cells)
     T = max(n_tokens(dim, L) for dim, L in cells)
+    return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
+
+
+def ablation_table(*, d, max_blocks: int, max_degree: int, variants, n_test: int,
+                   seed: int) -> list[dict]:
+    """The staircase for every block variant in ``variants`` (``expressivity.polynomial.VARIANTS``)
+    on the same draws: for each dimension in ``d`` and ``L`` in ``1..max_blocks`` one set of fixed
+    blocks, ``4 T`` training and ``n_test`` test points of ``[-1, 1]^d``, and one random target per
+    degree in ``1..max_degree``; every variant reads out the same targets from its own features.
+    Each row carries the float64 floor of the softmax-free read-out of its target, measured in the
+    same run (``readout_floor``), and log10 of error and floor (an error of exactly 0 is -inf)."""
+    d, n_test = sizes("d", d, 1), integer("n_test", n_test, 1)
+    max_blocks, max_degree = integer("max_blocks", max_blocks, 1), integer("max_degree", max_degree, 1)
+    if isinstance(variants, str) or not variants:
+        raise ValueError(f"variants must be a non-empty list of {', '.join(VARIANTS)}, "
+                         f"got {variants!r}")
+    variants = [check_variant(v) for v in variants]
+    rows = []
+    for dim in d:
+        for L in range(1, max_blocks + 1):
+            rng = generator(seed, f"{STAGE}.ablation", d=dim, blocks=L)
+            model = make_blocks(dim, L, rng)
+            x = rng.uniform(-1, 1, size=(4 * model.tokens, dim)), rng.uniform(-1, 1, size=(n_test, dim))
+            polys = [random_polynomial(dim, k, rng) for k in range(1, max_degree + 1)]
+            y = [[evaluate_polynomial(p, part) for p in polys] for part in x]
+            free = [features(model, part) for part in x]
+            floors = [readout_floor(*free, y_k) for y_k in y[0]]
+            scales = (fit_scales(model, x[0], y[0]) if "softmax_scaled" in variants
+                      else [1.0] * max_degree)
+            for variant in variants:
+                cache = {}
+                for k in range(1, max_degree + 1):
+                    s = scales[k - 1] if variant == "softmax_scaled" else 1.0
+                    if (key := (variant, s)) not in cache:
+                        cache[key] = free if variant == "softmax_free" else [
+                            features(model, part, variant=variant, scale=s) for part in x]
+                    Z_train, Z_test = cache[key]
+                    error = relative_error(Z_test @ fit_readout(Z_train, y[0][k - 1]), y[1][k - 1])
+                    rows.append(_ablation_row(variant, dim, L, k, model.tokens, s, error,
+                                              floors[k - 1], Z_train))
+    return rows
+
+
+def _ablation_row(variant, d, L, k, tokens, scale, error, floor, Z_train) -> dict:
+    with np.errstate(divide="ignore"):
+        return {"variant": variant, "d": d, "blocks": L, "degree": k, "tokens": tokens,
+                "score_scale": scale, "max_rel_error": error,
+                "log10_error": float(np.log10(error)), "floor": floor,
+                "log10_floor": float(np.log10(floor)),
+                "feature_rank": int(np.linalg.matrix_rank(Z_train)),
+                "condition": float(np.linalg.cond(Z_train))}
+
+
+def ablation_cost(*, d, max_blocks: int, max_degree: int, variants, n_test: int
+                  ) -> tuple[float, int]:
+    """Predicted CPU seconds (5e9 flop/s) and peak bytes of ``ablation_table``: the softmax-free
+    features once, each other variant's once per distinct scale (at most one per degree), the
+    learned scale's search once per scale on the training points."""
+    flops = 0.0
+    for dim in d:
+        for L in range(1, max_blocks + 1):
+            T = n_tokens(dim, L)
+            once = _block_flops(dim, L, 4 * T + n_test)
+            for v in variants:
+                flops += ((len(SCALES) * _block_flops(dim, L, 4 * T) + max_degree * once)
+                          if v == "softmax_scaled" else once)
+    T = max(n_tokens(dim, max_blocks) for dim in d)
     return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 

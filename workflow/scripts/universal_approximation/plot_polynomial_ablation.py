@@ -1,0 +1,58 @@
+"""Figure: Fang et al.'s adaptations ablated: the staircase (max relative error against degree, one
+line per number of blocks L, d side by side) of each block variant in its own panel, with the
+float64 floor of the read-out measured in the same run (grey bars) and the claims' verdicts."""
+
+import numpy as np
+
+from expressivity.claims import verdict_lines
+from expressivity.io import read_table
+from expressivity.joblog import job_log
+from expressivity.plotting import MARKERS, PALETTE, figure, save
+
+job_log(snakemake)
+df = read_table(snakemake.input.polynomial_ablation)
+verdicts = verdict_lines(read_table(snakemake.input.claims),
+                         "universal_approximation/polynomial_ablation")
+TITLES = {"softmax_free": "softmax-free (Fang et al.'s adaptation)",
+          "softmax": "same weights, row softmax",
+          "softmax_scaled": "row softmax, learned score scale",
+          "layernorm": "softmax-free, LayerNorm after each block"}
+variants = [v for v in TITLES if v in set(df["variant"])]
+ds = sorted(df["d"].unique())
+width = 0.5 / max(len(ds), 1)
+low = 10.0 ** np.floor(min(df["log10_floor"].min(), df["log10_error"].min()) - 0.5)
+high = 10.0 ** np.ceil(df["log10_error"].max() + 0.5)
+cols = 2 if len(variants) > 1 else 1
+rows = -(-len(variants) // cols)
+with figure(rows, cols, figsize=(9.6, 3.2 * rows + 1.2), sharey=True, squeeze=False) as (fig, axes):
+    for ax, variant in zip(axes.flat, variants, strict=False):
+        part = df[df["variant"] == variant]
+        for i, d in enumerate(ds):
+            shift = (i - (len(ds) - 1) / 2) * width
+            for L, sub in part[part["d"] == d].groupby("blocks"):
+                sub = sub.sort_values("degree")
+                ax.plot(sub["degree"] + shift, np.maximum(sub["max_rel_error"], low),
+                        marker=MARKERS[i % len(MARKERS)], ms=3.5, lw=0.8,
+                        color=PALETTE[int(L) % len(PALETTE)],
+                        label=f"L = {L} blocks" if i == 0 and variant == variants[0] else None)
+            floor = part[part["d"] == d]
+            ax.scatter(floor["degree"] + shift, floor["floor"], marker="_", s=30, color="0.45",
+                       lw=1, zorder=3,
+                       label="float64 floor of the read-out" if i == 0 and variant == variants[0]
+                       else None)
+        ax.set_yscale("log")
+        ax.set_ylim(low, high)
+        ax.set_title(TITLES[variant], fontsize=9)
+        ax.set_xticks(sorted(df["degree"].unique()))
+        ax.set_xlabel(f"target degree (d = {', '.join(map(str, ds))} side by side: "
+                      + ", ".join(f"{MARKERS[i % len(MARKERS)]} d = {d}" for i, d in enumerate(ds))
+                      + ")", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("max relative error")
+    for ax in axes.flat[len(variants):]:
+        ax.set_visible(False)
+    fig.suptitle("\n".join(["Fang et al.'s blocks ablated: error against degree, per block variant",
+                            *verdicts]), fontsize=8.5)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    axes[0, -1].legend(handles, labels, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    save(fig, snakemake.output.png, snakemake.output.pdf)
