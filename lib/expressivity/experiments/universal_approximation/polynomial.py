@@ -9,12 +9,11 @@ import numpy as np
 from expressivity.arguments import finite_number, integer
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
 from expressivity.polynomial import (
+    SCALES,
     VARIANTS,
-    check_variant,
     evaluate_polynomial,
     features,
     fit_readout,
-    SCALES,
     fit_scales,
     make_blocks,
     n_tokens,
@@ -66,10 +65,11 @@ def ablation_table(*, d, max_blocks: int, max_degree: int, variants, n_test: int
     same run (``readout_floor``), and log10 of error and floor (an error of exactly 0 is -inf)."""
     d, n_test = sizes("d", d, 1), integer("n_test", n_test, 1)
     max_blocks, max_degree = integer("max_blocks", max_blocks, 1), integer("max_degree", max_degree, 1)
-    if isinstance(variants, str) or not variants:
-        raise ValueError(f"variants must be a non-empty list of {', '.join(VARIANTS)}, "
-                         f"got {variants!r}")
-    variants = [check_variant(v) for v in variants]
+    if (isinstance(variants, str) or not variants or "softmax_free" not in variants
+            or any(v not in VARIANTS for v in variants) or len(set(variants)) < len(variants)):
+        raise ValueError(f"variants must be a list of distinct block variants ({', '.join(VARIANTS)})"
+                         f" holding softmax_free (the reference and its rounding band), got "
+                         f"{variants!r}")
     rows = []
     for dim in d:
         for L in range(1, max_blocks + 1):
