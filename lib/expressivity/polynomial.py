@@ -237,14 +237,27 @@ def staircase_error(d: int, blocks: int, degree: int, rng: np.random.Generator,
     }
 
 
+def noisy_sample(poly, n: int, sigma: float, rng: np.random.Generator):
+    """``n`` points ``x`` uniform on ``[-1, 1]^d`` and noisy values ``P(x) + sigma eps``."""
+    d = len(poly[0][0])
+    x = rng.uniform(-1, 1, size=(n, d))
+    return x, evaluate_polynomial(poly, x) + sigma * rng.normal(size=n)
+
+
+def readout_excess(model: PolynomialBlocks, x: np.ndarray, y: np.ndarray, x_test: np.ndarray,
+                   f_test: np.ndarray) -> float:
+    """Excess test risk ``mean (prediction - P(x))^2`` over noise-free test values ``f_test``
+    of the least-squares read-out fitted to ``(x, y)``."""
+    beta = fit_readout(features(model, x), y)
+    return float(np.mean((features(model, x_test) @ beta - f_test) ** 2))
+
+
 def regression_excess(d: int, blocks: int, degree: int, n_train: int, sigma: float,
                       rng: np.random.Generator, n_test: int = 2000) -> float:
     """Excess test risk ``E[(prediction - P(x))^2]`` (= expected test MSE minus ``sigma^2``) of
     the least-squares read-out from ``n_train`` noisy samples ``P(x) + sigma eps``."""
     model = make_blocks(d, blocks, rng)
     poly = random_polynomial(d, degree, rng)
-    x = rng.uniform(-1, 1, size=(n_train, d))
-    y = evaluate_polynomial(poly, x) + sigma * rng.normal(size=n_train)
-    beta = fit_readout(features(model, x), y)
+    x, y = noisy_sample(poly, n_train, sigma, rng)
     xt = rng.uniform(-1, 1, size=(n_test, d))
-    return float(np.mean((features(model, xt) @ beta - evaluate_polynomial(poly, xt)) ** 2))
+    return readout_excess(model, x, y, xt, evaluate_polynomial(poly, xt))

@@ -195,6 +195,8 @@ CONTRADICTED = {
     U + "polynomial_softmax_no_staircase": exact_variant("softmax"),
     U + "polynomial_layernorm_no_staircase": exact_variant("layernorm"),
     U + "polynomial_no_tradeoff": changed("polynomial_regression", excess_mse=1.0),
+    U + "polynomial_mlp_floor": changed("polynomial_regression",
+                                       excess_mse=lambda df: 1.0 / df["n_train"]),
     U + "polynomial_floor": changed("polynomial_regression",
                                     excess_mse=lambda df: 1.0 / df["n_train"]),
 }
@@ -227,6 +229,8 @@ MISSING = {
     U + "polynomial_softmax_no_staircase": without_variants("softmax", "softmax_scaled"),
     U + "polynomial_layernorm_no_staircase": without_variants("layernorm"),
     U + "polynomial_no_tradeoff": empty("polynomial_regression"),
+    U + "polynomial_mlp_floor": lambda t: {**t, "polynomial_regression": t["polynomial_regression"][
+        t["polynomial_regression"]["arm"] != "mlp"]},
     U + "polynomial_floor": empty("polynomial_regression"),
 }
 
@@ -284,3 +288,21 @@ def test_the_ablation_claims_need_the_rounding_band(tables):
     for name in ("softmax", "layernorm"):
         assert_not_evaluated(CLAIMS[U + f"polynomial_{name}_no_staircase"],
                              without_variants("softmax_free")(tables))
+
+
+def test_a_floor_half_way_up_fails_the_no_tradeoff_finding(tables):
+    """Frozen blocks whose excess flattened at the middle size's value (a bias floor): the
+    interval leaves the margin around -1."""
+    def floor(df):
+        return df["variance_prediction"] + df["variance_prediction"].iloc[len(df) // 2]
+    exact = lambda df: (df["arm"] == "frozen blocks") & (df["blocks"] == df["degree"])  # noqa: E731
+    assert_fails(CLAIMS[U + "polynomial_no_tradeoff"],
+                 changed("polynomial_regression", exact, excess_mse=floor)(tables))
+
+
+def test_a_noisy_learning_curve_cannot_show_the_rate(tables):
+    """An equivalence test passes only on evidence: the same curve with each size's excess off by
+    a factor up to e (log-normal, sd 1) leaves an interval too wide for the margin."""
+    noise = np.exp(np.random.default_rng(0).normal(size=len(tables["polynomial_regression"])))
+    noisy = changed("polynomial_regression", excess_mse=lambda df: df["excess_mse"] * noise)
+    assert_fails(CLAIMS[U + "polynomial_no_tradeoff"], noisy(tables))

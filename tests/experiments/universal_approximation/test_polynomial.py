@@ -19,6 +19,8 @@ CASES = [("staircase", {"d": []}, "d"), ("staircase", {"max_blocks": 0}, "max_bl
          ("staircase", {"n_test": math.nan}, "n_test"), ("regression", {"sigma": math.nan}, "sigma"),
          ("regression", {"repeats": 0}, "repeats"), ("regression", {"n_train": []}, "n_train"),
          ("regression", {"degree": 1}, "degree"), ("ablation", {"variants": ["softmax"]}, "variants"),
+         ("regression", {"mlp_repeats": 1000}, "mlp_repeats"),
+         ("regression", {"mlp_restarts": 0}, "mlp_restarts"),
          ("ablation", {"variants": ["softmax_free", "relu"]}, "variants"),
          ("ablation", {"variants": "softmax_free"}, "variants"),
          ("ablation", {"max_degree": 0}, "max_degree"), ("ablation", {"d": [0]}, "d")]

@@ -4,10 +4,13 @@ against the sample size."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from expressivity.arguments import finite_number, integer
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
+from expressivity.mlp_regression import fit_mlp, n_parameters, width_for
 from expressivity.polynomial import (
     SCALES,
     VARIANTS,
@@ -17,9 +20,10 @@ from expressivity.polynomial import (
     fit_scales,
     make_blocks,
     n_tokens,
+    noisy_sample,
     random_polynomial,
+    readout_excess,
     readout_floor,
-    regression_excess,
     relative_error,
     staircase_error,
 )
@@ -124,33 +128,61 @@ def ablation_cost(*, d, max_blocks: int, max_degree: int, variants, n_test: int
 
 
 def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int, n_test: int,
-                     seed: int) -> list[dict]:
-    """Mean excess risk over ``repeats`` fresh draws (blocks, target, data) for ``L = degree``
-    blocks (exact) and ``L = degree - 1`` (too few) at every sample size in ``n_train``."""
+                     mlp_repeats: int, mlp_restarts: int, seed: int) -> list[dict]:
+    """Mean excess risk over ``repeats`` fresh draws (target, data, blocks) at every sample size
+    in ``n_train`` for three arms on the same draws: frozen blocks with ``L = degree`` (exact) and
+    ``L = degree - 1`` (too few), both with a least-squares read-out of ``T`` weights, and a tanh
+    network with at most as many parameters as the exact arm's read-out (``mlp_regression``), fitted
+    on the first ``mlp_repeats`` draws (``mlp_restarts`` initialisations each)."""
     d, degree = integer("d", d, 1), integer("degree", degree, 2)
     n_train, n_test = sizes("n_train", n_train, 1), integer("n_test", n_test, 1)
-    repeats = integer("repeats", repeats, 1)
+    repeats = integer("repeats", repeats, 2)
+    mlp_repeats, mlp_restarts = integer("mlp_repeats", mlp_repeats, 2), integer("mlp_restarts", mlp_restarts, 1)
+    if mlp_repeats > repeats:
+        raise ValueError(f"mlp_repeats ({mlp_repeats}) must be at most repeats ({repeats})")
     if not finite_number("sigma", sigma) > 0:
         raise ValueError(f"sigma (the noise) must be > 0, got {sigma!r}")
     rng = generator(seed, f"{STAGE}.regression")
+    width = width_for(n_tokens(d, degree), d)
     rows = []
-    for L in (degree, degree - 1):
-        for N in n_train:
-            ex = [regression_excess(d, L, degree, N, sigma, rng, n_test=n_test)
-                  for _ in range(repeats)]
-            rows.append({"d": d, "degree": degree, "blocks": L, "tokens": n_tokens(d, L),
-                         "n_train": N, "sigma": sigma, "repeats": repeats,
-                         "excess_mse": float(np.mean(ex)),
-                         "excess_mse_sem": float(np.std(ex, ddof=1) / np.sqrt(repeats))
-                         if repeats > 1 else float("nan"),
-                         "variance_prediction": sigma**2 * n_tokens(d, L) / N})
+    for N in n_train:
+        excess = {degree: [], degree - 1: [], "mlp": []}
+        converged = 0
+        for r in range(repeats):
+            poly = random_polynomial(d, degree, rng)
+            x, y = noisy_sample(poly, N, sigma, rng)
+            x_test = rng.uniform(-1, 1, size=(n_test, d))
+            f_test = evaluate_polynomial(poly, x_test)
+            for L in (degree, degree - 1):
+                excess[L].append(readout_excess(make_blocks(d, L, rng), x, y, x_test, f_test))
+            if r < mlp_repeats:
+                net = fit_mlp(x, y, width, rng, restarts=mlp_restarts)
+                excess["mlp"].append(float(np.mean((net(x_test) - f_test) ** 2)))
+                converged += net.converged
+        base = {"d": d, "degree": degree, "n_train": N, "sigma": sigma}
+        for arm, values in excess.items():
+            mlp = arm == "mlp"
+            T = n_tokens(d, degree if mlp else arm)
+            rows.append({**base, "arm": "mlp" if mlp else "frozen blocks",
+                         "blocks": math.nan if mlp else arm, "tokens": T,
+                         "parameters": n_parameters(width, d) if mlp else T,
+                         "repeats": len(values), "excess_mse": float(np.mean(values)),
+                         "excess_mse_sem": float(np.std(values, ddof=1) / np.sqrt(len(values))),
+                         "log_excess_se": float(np.std(np.log(values), ddof=1)
+                                                / np.sqrt(len(values))),
+                         "converged": converged if mlp else len(values),
+                         "variance_prediction": math.nan if mlp else sigma**2 * T / N})
     return rows
 
 
-def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int
-                    ) -> tuple[float, int]:
-    """Predicted CPU seconds (5e9 flop/s) and peak bytes of ``regression_table``."""
+def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
+                    mlp_repeats: int, mlp_restarts: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at 5e9 flop/s, the
+    networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the ``N x P`` Jacobian each)
+    at 1e9 flop/s."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
+    P = n_parameters(width_for(n_tokens(d, degree), d), d)
+    mlp = mlp_repeats * mlp_restarts * 500 * sum(4.0 * N * P**2 for N in n_train)
     T = n_tokens(d, degree)
-    return flops / 5e9, round((100 + 8 * max(n_train) * T * 3 / 1e6) * MB)
+    return flops / 5e9 + mlp / 1e9, round((100 + 8 * max(n_train) * T * 3 / 1e6) * MB)
