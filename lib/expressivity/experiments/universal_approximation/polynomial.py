@@ -137,7 +137,8 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
     d, degree = integer("d", d, 1), integer("degree", degree, 2)
     n_train, n_test = sizes("n_train", n_train, 1), integer("n_test", n_test, 1)
     repeats = integer("repeats", repeats, 2)
-    mlp_repeats, mlp_restarts = integer("mlp_repeats", mlp_repeats, 2), integer("mlp_restarts", mlp_restarts, 1)
+    mlp_repeats = integer("mlp_repeats", mlp_repeats, 2)
+    mlp_restarts = integer("mlp_restarts", mlp_restarts, 1)
     if mlp_repeats > repeats:
         raise ValueError(f"mlp_repeats ({mlp_repeats}) must be at most repeats ({repeats})")
     if not finite_number("sigma", sigma) > 0:
