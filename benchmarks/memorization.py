@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import cases
 import numpy as np
 
-from expressivity.experiments.memorization import contrast, cost, curve, regimes
+from expressivity.experiments.memorization import contrast, cost, curve, masked, regimes
 from expressivity.rank1.contexts import contexts, values_float
 from expressivity.rank1.layer import Rank1Layer, digits_bound, lam_theory, output_scale
 from expressivity.rank1.pair_sums import last_crossing_search
@@ -114,6 +114,9 @@ def jobs() -> None:
         "V", "d", "n", "n_lams", "zoom_points", "max_digits", "adversarial_k")})[0])
     work["hardmax"] = (lambda: contrast.hardmax_contrast(**h), cost.contrast_cost(
         **{k: h[k] for k in ("d", "degrees", "draws", "extra_shared")})[0])
+    m = cases.MEM_MASKED
+    work["masked"] = (lambda: masked.masked_rows(**m), cost.masked_cost(**{k: v for k, v in m.items(
+        ) if k not in ("seed", "n_classes", "r_min", "r_max", "theory_eps", "eps", "lam")})[0])
     print(f"\n{'ci.yaml job':<40}{'seconds':>10}{'predicted':>12}")
     for name, (job, predicted) in work.items():
         print(f"{name:<40}{best(job, repeat=1):>10.2f}{predicted:>12.2f}")

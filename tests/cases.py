@@ -128,6 +128,7 @@ MEM_SEARCH = job_params(MEM, "regimes.search_rows", "search", supplied=["d", "V"
 MEM_SEARCH_POINTS = [(d, V) for d in _MEM["search"]["d"] for V in _MEM["search"]["V"]]
 MEM_CURVE = job_params(MEM, "curve.curve_rows", "curve")
 MEM_HARDMAX = job_params(MEM, "contrast.hardmax_contrast", "hardmax")
+MEM_MASKED = job_params(MEM, "masked.masked_rows", "masked")
 
 # ---- sparse_approximation ----
 from expressivity.experiments.sparse_approximation.searches import (  # noqa: E402
@@ -207,6 +208,11 @@ _TM = "trained_models"
 #: Keywords of ``experiments.trained_models.memorization.memorization_rows`` but ``arm``.
 TM_MEMORIZATION = job_params(_TM, "memorization.memorization_rows", "memorization",
                              supplied=["arm"])
+#: The same for the causal arms (ci.yaml's masked section, then its memorization section), and
+#: the arms they run.
+TM_MASKED = {**job_params(_TM, "memorization.memorization_rows", "masked", "memorization",
+                          supplied=["arm"]), "causal": True}
+TM_MASKED_ARMS = TM["masked"]["arms"]
 #: Keywords of ``heads_rows`` but ``heads`` and ``size``; the (heads, head size) of ci.yaml.
 TM_HEADS_RUN = job_params(_TM, "memorization.heads_rows", "heads_rank", "memorization",
                           supplied=["heads", "size"])

@@ -164,10 +164,10 @@ def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_b
     return None
 
 
-def segment_pairs(section: str) -> Relation:
+def segment_pairs(section: str, n: str = "trained_models.memorization.n") -> Relation:
     """A segment-pair dataset of ``<section>`` (``N``, ``pairs``) with the vocabulary of
-    ``trained_models.memorization``: 2 pairs <= N, distinct segments, and enough distinct token
-    sets for the other N - 2 pairs sequences."""
+    ``trained_models.memorization`` and sequence length ``n`` (a dotted key): 2 pairs <= N,
+    distinct segments, and enough distinct token sets for the other N - 2 pairs sequences."""
 
     def check(N, pairs, vocab_size, n):
         if 2 * pairs > N:
@@ -180,7 +180,13 @@ def segment_pairs(section: str) -> Relation:
         return None
 
     mem = "trained_models.memorization"
-    return Relation((f"{section}.N", f"{section}.pairs", f"{mem}.vocab_size", f"{mem}.n"), check)
+    return Relation((f"{section}.N", f"{section}.pairs", f"{mem}.vocab_size", n), check)
+
+
+def _masked_controls(arms):
+    missing = [a for a in ("softmax", "uniform", "hardmax", "no_attention") if a not in arms]
+    return None if not missing else (
+        f"the causal softmax arm is judged against its controls: add {', '.join(missing)}")
 
 
 def two_windows(section: str) -> Relation:
@@ -381,6 +387,8 @@ RELATIONS: list[Relation] = [
     tokens_fit("theory"),
     tokens_fit("search"),
     tokens_fit("curve"),
+    at_most(f"{MEM}.masked.pair_n", f"{MEM}.masked.pair_V",
+            "a prefix segment pair's n distinct tokens come from pair_V (n <= pair_V)"),
     Relation((f"{MEM}.n_classes",), _two_classes),
     Relation((f"{UA}.lemma6.inv_delta", f"{UA}.lemma6.d", f"{UA}.lemma6.n", f"{UA}.grid_budget"),
              _some_grid),
@@ -399,6 +407,10 @@ RELATIONS: list[Relation] = [
             "a minibatch holds at most the smallest training set's N sentences"),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
+    segment_pairs(f"{TM}.masked", f"{TM}.masked.n"),
+    at_most(f"{TM}.masked.n", f"{TM}.memorization.vocab_size",
+            "a prefix segment pair's n distinct tokens come from the vocabulary"),
+    Relation((f"{TM}.masked.arms",), _masked_controls),
     token_sets(f"{TM}.width_search.N", f"{TM}.memorization"),
     at_most(f"{TM}.heads_rank.head_sizes", f"{TM}.memorization.d",
             "a head's rank cannot exceed the token dimension d"),

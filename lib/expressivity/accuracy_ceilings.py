@@ -18,7 +18,11 @@ exactly. Four ceilings are used by the trained-models stage ([D], ours):
   shared token whose labels differ within a pair gets equal outputs in both sequences, so one of
   the two is wrong; ``1 - conflicts / (n N)`` bounds the accuracy from above;
 - ``set_ceiling``: any function of (token, token set), i.e. any one-layer transformer without
-  positional encoding on sequences of distinct tokens, and what a contextual mapping can reach.
+  positional encoding on sequences of distinct tokens, and what a contextual mapping can reach;
+- ``prefix_blind_ceiling``: the causal (masked) form of ``blind_ceiling`` on prefix segment pairs
+  (``expressivity.segment_pairs.prefix_segment_pair_dataset``): any one-layer causal transformer
+  with hardmax or uniform attention gives a position from ``q`` on equal outputs in the pair's two
+  sequences, so one of two different labels there is wrong.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 
 from expressivity.arguments import finite_array
 from expressivity.datasets import TokenDataset
-from expressivity.segment_pairs import check_segment_pair
+from expressivity.segment_pairs import COMPLETE, check_segment_pair
 
 
 def _majority_fraction(groups: dict[object, dict[int, int]], size: int) -> float:
@@ -49,14 +53,16 @@ def token_ceiling(ds: TokenDataset) -> float:
     return _majority_fraction(groups, ds.sequences.size)
 
 
-def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
+def hardmax_ceiling(ds: TokenDataset, w: np.ndarray, causal: bool = False) -> float:
     """Best training accuracy of any token-wise map after one tied rank-1 *hardmax* layer.
 
     With ``z_j = w^T x_j`` and score ``lam z_k z_j`` (``lam > 0``), hardmax attends the key with the
     largest ``z`` when ``z_k > 0``, the smallest when ``z_k < 0``, and averages all keys when
     ``z_k = 0`` (Kajitsuka & Sato 2024, Thm 1 mechanism; notes Sec. 2). The layer's output at token
     ``k`` is therefore a function of (token, that extreme/mean): each group of equal keys can carry
-    one label, and the ceiling is the sum of the groups' majority counts over ``n N``.
+    one label, and the ceiling is the sum of the groups' majority counts over ``n N``. ``causal``:
+    the masked layer, whose keys for token ``k`` are its prefix ``x_1..x_k`` (the extremes and mean
+    of the prefix).
     """
     w = finite_array("w", w).reshape(-1)
     if w.size != ds.d:
@@ -65,8 +71,9 @@ def hardmax_ceiling(ds: TokenDataset, w: np.ndarray) -> float:
     zs = z[ds.sequences]
     groups: dict[object, dict[int, int]] = {}
     for i in range(ds.N):
-        top, bottom, mean = zs[i].max(), zs[i].min(), zs[i].mean()
         for k in range(ds.n):
+            keys = zs[i, : k + 1] if causal else zs[i]
+            top, bottom, mean = keys.max(), keys.min(), keys.mean()
             zk = zs[i, k]
             ctx = ("max", top) if zk > 0 else ("min", bottom) if zk < 0 else ("mean", mean)
             _count(groups, (int(ds.sequences[i, k]), *ctx), int(ds.labels[i, k]))
@@ -94,6 +101,37 @@ def blind_ceiling(ds: TokenDataset, pairs: np.ndarray) -> float:
     (any heads, weights and FFN) exceeds this training accuracy on ``ds`` (module docstring of
     ``expressivity.segment_pairs``); each conflict is a different pair of occurrences."""
     return 1.0 - pair_conflicts(ds, pairs) / ds.sequences.size
+
+
+def prefix_pair_conflicts(ds: TokenDataset, pairs: np.ndarray) -> int:
+    """Positions ``k >= COMPLETE`` (from ``q`` on) where the two sequences of a prefix segment
+    pair hold the same token with different labels, summed over ``pairs`` (``(P, 2)`` distinct
+    sequence indices). At each such position the two prefixes ``x_1..x_k`` are checked exactly to
+    form a segment pair (``check_segment_pair`` on the prefixes); a ``ValueError`` says where they
+    do not."""
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or len(np.unique(pairs)) != pairs.size:
+        raise ValueError(f"pairs must be (P, 2) distinct sequence indices, got shape {pairs.shape}")
+    conflicts = 0
+    for i_a, i_b in pairs.tolist():
+        for k in range(COMPLETE, ds.n):
+            a, b = ds.sequences[i_a], ds.sequences[i_b]
+            if a[k] != b[k]:
+                raise ValueError(f"sequences {i_a} and {i_b} hold different tokens at position "
+                                 f"{k}: not a prefix segment pair continued identically")
+            prefixes = TokenDataset(vocab=ds.vocab, sequences=np.stack([a[: k + 1], b[: k + 1]]),
+                                    labels=np.zeros((2, k + 1), dtype=np.int64), r_min=ds.r_min,
+                                    r_max=ds.r_max, eps=ds.eps)
+            check_segment_pair(prefixes, 0, 1)
+            conflicts += int(ds.labels[i_a, k] != ds.labels[i_b, k])
+    return conflicts
+
+
+def prefix_blind_ceiling(ds: TokenDataset, pairs: np.ndarray) -> float:
+    """``1 - prefix_pair_conflicts / (n N)``: no one-layer *causal* transformer with hardmax or
+    uniform attention (any heads, weights and token-wise FFN) exceeds this training accuracy on
+    ``ds`` (``expressivity.segment_pairs``, prefix segment pairs)."""
+    return 1.0 - prefix_pair_conflicts(ds, pairs) / ds.sequences.size
 
 
 def set_ceiling(ds: TokenDataset) -> float:

@@ -171,14 +171,24 @@ def token_separated_dataset(rng: np.random.Generator, vocab_size: int, d: int, n
     return ds
 
 
-def validate_dataset(ds: TokenDataset) -> None:
+#: What a label may depend on: the token and its sequence's token set (the layer, permutation
+#: equivariant), or the token and its prefix set (the causal layer).
+LABEL_RULES = ("set", "prefix")
+
+
+def validate_dataset(ds: TokenDataset, label_rule: str = "set") -> None:
     """Raise ``ValueError`` naming the sequence and token for any violated hypothesis.
 
     Checks: shapes and finiteness; ``0 < eps`` and ``0 < r_min <= r_max``; token norms in
     ``[r_min, r_max]`` (zero-norm tokens named with a sequence that uses them); pairwise token
     distance ``>= eps``; indices in range; no duplicate token within a sequence; non-negative
-    integer labels consistent under permutation (same token set and same token => same label).
+    integer labels consistent with what the layer can see (``label_rule``): ``"set"``, under
+    permutation (same token set and same token => same label; ``labels_consistent_sets``);
+    ``"prefix"``, for the causal layer (same prefix set ``{x_1..x_k}`` and same token => same
+    label; ``labels_consistent_prefixes``).
     """
+    if label_rule not in LABEL_RULES:
+        raise ValueError(f"label_rule must be one of {LABEL_RULES}, got {label_rule!r}")
     vocab = np.asarray(ds.vocab)
     seqs = np.asarray(ds.sequences)
     labels = np.asarray(ds.labels)
@@ -238,6 +248,16 @@ def validate_dataset(ds: TokenDataset) -> None:
     if len(neg):
         i, k = neg[0]
         raise ValueError(f"sequence {i}, token {seqs[i, k]}: negative label {labels[i, k]}")
+    if label_rule == "set":
+        labels_consistent_sets(seqs, labels)
+    else:
+        labels_consistent_prefixes(seqs, labels)
+
+
+def labels_consistent_sets(seqs: np.ndarray, labels: np.ndarray) -> None:
+    """A ``ValueError`` naming two sequences with the same token set that label one token
+    differently (no permutation-equivariant layer can memorize them)."""
+    srt = np.sort(seqs, axis=1)
     seen: dict[tuple[int, ...], tuple[int, dict[int, int]]] = {}
     for i in range(seqs.shape[0]):
         key = tuple(int(t) for t in srt[i])
@@ -253,3 +273,69 @@ def validate_dataset(ds: TokenDataset) -> None:
                     f"token set but token {t} is labelled {ref[t]} in sequence {j} and {y} in "
                     f"sequence {i}"
                 )
+
+
+def labels_consistent_prefixes(seqs: np.ndarray, labels: np.ndarray) -> None:
+    """A ``ValueError`` naming two (sequence, position) pairs with the same token and the same
+    prefix set ``{x_1..x_k}`` but different labels: the causal layer gives them the same output
+    (its query attends to that set only), so no causal layer and token-wise FFN can memorize
+    both. The order inside the prefix is invisible to it."""
+    seen: dict[tuple[int, frozenset], tuple[int, int, int]] = {}
+    for i, (row, lab) in enumerate(zip(seqs.tolist(), labels.tolist(), strict=True)):
+        for k, (t, y) in enumerate(zip(row, lab, strict=True)):
+            key = (t, frozenset(row[: k + 1]))
+            j, first, ref = seen.setdefault(key, (i, k, y))
+            if ref != y:
+                raise ValueError(
+                    f"labels inconsistent under the causal mask: sequence {j} position {first} and "
+                    f"sequence {i} position {k} have token {t} and the same prefix set "
+                    f"{sorted(key[1])} but labels {ref} and {y}")
+
+
+def prefix_labels(rng: np.random.Generator, sequences: np.ndarray, n_classes: int) -> np.ndarray:
+    """Labels for the causal layer: an independent uniform class per distinct (token, prefix set)
+    of ``sequences: (N, n)``, the same class at every occurrence (``labels_consistent_prefixes``
+    holds by construction), drawn in order of first occurrence."""
+    integer("n_classes", n_classes, 1)
+    drawn: dict[tuple[int, frozenset], int] = {}
+    out = np.zeros(np.shape(sequences), dtype=np.int64)
+    for i, row in enumerate(np.asarray(sequences).tolist()):
+        for k, t in enumerate(row):
+            key = (t, frozenset(row[: k + 1]))
+            if key not in drawn:
+                drawn[key] = int(rng.integers(0, n_classes))
+            out[i, k] = drawn[key]
+    return out
+
+
+def n_ordered_sequences(vocab_size: int, n: int) -> int:
+    """Ordered sequences of ``n`` distinct tokens from ``vocab_size``: ``|V|! / (|V| - n)!``."""
+    return math.perm(vocab_size, n)
+
+
+def prefix_dataset(rng: np.random.Generator, vocab_size: int, d: int, n: int, N: int,
+                   n_classes: int, r_min: float = 1.0, r_max: float = 2.0,
+                   eps: float | None = None) -> TokenDataset:
+    """A dataset for the causal layer: ``min(N, |V|!/(|V|-n)!)`` distinct *ordered* sequences of
+    ``n`` distinct tokens (all of them when ``N`` reaches the count, so that every (token, set of
+    at most ``n`` tokens holding it) is a prefix context; a uniform random choice otherwise), the
+    tokens as in ``token_separated_dataset``, the labels ``prefix_labels``."""
+    for name, value in (("vocab_size", vocab_size), ("d", d), ("n", n), ("N", N),
+                        ("n_classes", n_classes)):
+        integer(name, value, 1)
+    if n > vocab_size:
+        raise ValueError(f"n={n} distinct tokens per sequence need vocab_size >= n, got {vocab_size}")
+    total = n_ordered_sequences(vocab_size, n)
+    if total <= _ENUMERATE_LIMIT:
+        every = np.array(list(itertools.permutations(range(vocab_size), n)), dtype=np.int64)
+        seqs = every if N >= total else every[np.sort(rng.choice(total, size=N, replace=False))]
+    else:
+        seen: set[tuple[int, ...]] = set()
+        while len(seen) < N:
+            seen.add(tuple(int(t) for t in rng.choice(vocab_size, size=n, replace=False)))
+        seqs = np.array(sorted(seen), dtype=np.int64)
+    base = token_separated_dataset(rng, vocab_size, d, 1, 1, n_classes, r_min, r_max, eps)
+    ds = TokenDataset(vocab=base.vocab, sequences=seqs, labels=prefix_labels(rng, seqs, n_classes),
+                      r_min=base.r_min, r_max=base.r_max, eps=base.eps)
+    validate_dataset(ds, label_rule="prefix")
+    return ds

@@ -35,6 +35,19 @@ token) except that one segment end of every pair is forced to differ between ``S
 every pair holds at least one conflict. A label is a function of (token, token set): consistent
 under permutation. The dataset's ``r_min``, ``r_max`` and ``eps`` are measured on its tokens (the
 interior tokens lie inside the shell).
+
+**Prefix segment pairs** (``prefix_segment_pair_dataset``, for the causal layer; ours [D]). The
+pair's sequences in the order
+
+    (a_1, a_2, p, q, c_5, ..., c_n)    and    (b_1, b_2, p, q, c_5, ..., c_n):
+
+the segment pair as prefixes, continued identically. At every position from ``q`` on (index
+``COMPLETE = 3``) the two prefix sets are again a segment pair (shared tokens ``{p, q, c_5..c_k}``,
+the same interior tokens), so the argument above holds for causal attention at each of them: causal
+hardmax and causal uniform attention give the same output at every position ``k >= 3`` of the two
+sequences, whatever the weights. (Uniform also at ``p``, index 2: equal sums over equal counts;
+hardmax there sees ``a_2`` against ``b_2`` without the far end ``q``.) Labels are a function of
+(token, prefix set) (``datasets.prefix_labels``) and differ between the two sequences at ``q``.
 """
 
 from __future__ import annotations
@@ -46,7 +59,7 @@ import numpy as np
 
 from expressivity.arguments import index
 from expressivity.arguments import integer as _integer
-from expressivity.datasets import TokenDataset, n_token_sets, validate_dataset
+from expressivity.datasets import TokenDataset, n_token_sets, prefix_labels, validate_dataset
 
 #: Positions of the interior tokens on the segment [p, q] in S_A and in S_B (equal sums).
 POSITIONS_A = (Fraction(1, 8), Fraction(7, 8))
@@ -187,6 +200,38 @@ def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n
     validate_dataset(ds)
     return SegmentPairDataset(dataset=ds, pairs=np.asarray(pair_rows, dtype=np.int64),
                               ends=np.asarray(ends, dtype=np.int64))
+
+
+#: Index of the first position of a prefix segment pair from which causal hardmax and uniform
+#: attention provably collide (the far segment end ``q``).
+COMPLETE = 3
+
+
+def prefix_segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n: int,
+                                N: int, pairs: int, n_classes: int, r_min: float = 1.0,
+                                r_max: float = 2.0) -> SegmentPairDataset:
+    """``segment_pair_dataset``'s draw with every pair's sequences in the causal order of the
+    module docstring (the shared tokens after ``p, q`` in one random order for both) and labels
+    drawn again as a function of (token, prefix set), the label at ``q`` (index ``COMPLETE``)
+    forced to differ between the two sequences of a pair; the other sequences keep their order.
+    The labels are validated under the prefix rule (``validate_dataset(..., "prefix")``)."""
+    spd = segment_pair_dataset(rng, vocab_size=vocab_size, d=d, n=n, N=N, pairs=pairs,
+                               n_classes=n_classes, r_min=r_min, r_max=r_max)
+    ds = spd.dataset
+    seqs = ds.sequences.copy()
+    for (i_a, i_b), (p, q) in zip(spd.pairs.tolist(), spd.ends.tolist(), strict=True):
+        set_a, set_b = set(seqs[i_a].tolist()), set(seqs[i_b].tolist())
+        rest = [int(t) for t in rng.permutation(sorted(set_a & set_b - {p, q}))]
+        for i, only in ((i_a, set_a - set_b), (i_b, set_b - set_a)):
+            seqs[i] = [*sorted(only), p, q, *rest]
+    labels = prefix_labels(rng, seqs, n_classes)
+    for i_a, i_b in spd.pairs.tolist():  # (q, prefix of i_b) occurs in i_b only: free to change
+        shift = 1 + int(rng.integers(0, n_classes - 1))
+        labels[i_b, COMPLETE] = (labels[i_a, COMPLETE] + shift) % n_classes
+    causal = TokenDataset(vocab=ds.vocab, sequences=seqs, labels=labels, r_min=ds.r_min,
+                          r_max=ds.r_max, eps=ds.eps)
+    validate_dataset(causal, label_rule="prefix")
+    return SegmentPairDataset(dataset=causal, pairs=spd.pairs, ends=spd.ends)
 
 
 def _exact(x: np.ndarray) -> list[Fraction]:

@@ -108,12 +108,13 @@ class _FullBatch:
 
 def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: Protocol,
              lr: float, heads: int = 1, head_size: int = 1, w_fixed: np.ndarray | None = None,
-             sigma: str = "softmax", dtype: torch.dtype = torch.float32,
+             sigma: str = "softmax", causal: bool = False, dtype: torch.dtype = torch.float32,
              device: torch.device | None = None, graphs: bool | None = None,
              progress: Progress | None = None, done_before: float = 0.0) -> dict:
     """Train one ``TokenClassifier`` per seed with full-batch Adam on ``ds`` until each stops.
 
-    ``heads = 0`` gives the attention-free baseline. Epoch ``e`` is the model after ``e`` Adam steps;
+    ``heads = 0`` gives the attention-free baseline; ``causal`` masks the attention (query ``k``
+    attends to keys ``j <= k``). Epoch ``e`` is the model after ``e`` Adam steps;
     each replica stops under ``protocol`` (its training accuracy and loss, every ``protocol.every``
     epochs). Returns ``{"runs": [per seed: the monitor's result (outcome, stopped_at,
     steps_to_target, lr_decayed, decayed_at, loss, accuracy) and "w", "lam" (its attention weights
@@ -129,7 +130,7 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
         raise ValueError(f"dtype must be a floating-point torch dtype, got {dtype!r}")
     device, seeds = check_device(device), check_seeds(seeds)
     model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, w_fixed,
-                            dtype, seeds).to(device)
+                            dtype, seeds, causal).to(device)
     sizes = {"ffn_parameters": model.ffn_parameters(),
              "attention_parameters": model.attention_parameters()}
     params = FlatReplicas(model)

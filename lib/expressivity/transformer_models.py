@@ -7,7 +7,7 @@ in ``expressivity.attention``: with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V`` 
 
 Modules here:
 
-- ``TiedAttention``: ``W_Q = W_K = W_V = w_h: (d, s)`` tied per head, a learned inverse temperature
+- ``TiedAttention``: ``W_Q = W_K = W_V = w_h: (d, s)`` tied per head (optionally causal), a learned inverse temperature
   ``lam_h = exp(log_lam_h)`` and a separate ``W_O^h: (s, d)``. With one head of size ``s = 1`` every
   weight matrix has rank 1: the model of Kajitsuka & Sato 2024, Thm 2 (rank-1 weights; their
   construction uses ``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, notes Sec. 3.2, [R]). The tied
@@ -60,17 +60,25 @@ def _hardmax(S: torch.Tensor) -> torch.Tensor:
     return winners / winners.sum(dim=-1, keepdim=True)
 
 
-def _normalise(S: torch.Tensor, sigma: str) -> torch.Tensor:
+def _normalise(S: torch.Tensor, sigma: str, causal: bool = False) -> torch.Tensor:
     """Row-stochastic weights from scores ``S: (..., n, n)``.
 
     ``softmax``: differentiable. ``hardmax``: the forward value is the exact hardmax, the gradient
     that of the softmax (straight-through estimator, Bengio et al. 2013), so a model can be *trained*
     with hardmax attention; its outputs are hardmax outputs. ``uniform``: every allowed key gets the
     same weight (``lam = 0``: mean pooling, the attention Kajitsuka & Sato's Theorem 2 rules out).
+    ``causal``: masked attention, row ``k`` allows the keys ``j <= k`` only (score ``-inf`` above
+    the diagonal, so the three normalisers act on the prefix ``1..k``).
     """
     if sigma not in SIGMAS:
         raise ValueError(f"unknown attention normaliser {sigma!r}; use one of {', '.join(SIGMAS)}")
-    soft = torch.softmax(torch.zeros_like(S) if sigma == "uniform" else S, dim=-1)
+    if sigma == "uniform":
+        S = torch.zeros_like(S)
+    if causal:
+        n = S.shape[-1]
+        allowed = torch.ones(n, n, dtype=torch.bool, device=S.device).tril()
+        S = S.masked_fill(~allowed, float("-inf"))
+    soft = torch.softmax(S, dim=-1)
     if sigma != "hardmax":
         return soft
     return soft + (_hardmax(S.detach()) - soft).detach()
@@ -87,15 +95,19 @@ class TiedAttention(nn.Module):
     ``w_fixed`` (shape ``(h, d, s)``, a buffer shared by every replica) freezes ``w`` at given
     values (the ablation "projection vector fixed at the construction's value"); the temperature
     and ``W_O`` stay trainable. ``seeds`` (one per replica) draw each replica's initial weights.
+    ``causal``: masked attention, query ``k`` attends to keys ``j <= k`` only (``_normalise``;
+    Kajitsuka & Sato's extension to masked attention [V2], ``expressivity.rank1.layer``).
     """
 
     def __init__(self, d: int, heads: int = 1, head_size: int = 1,
                  w_fixed: np.ndarray | None = None, dtype=torch.float64,
-                 seeds: tuple[int, ...] = (0,)):
+                 seeds: tuple[int, ...] = (0,), causal: bool = False):
         super().__init__()
         d, heads = integer("d", d, 1), integer("heads", heads, 1)
         head_size, seeds = integer("head_size", head_size, 1), check_seeds(seeds)
-        self.d, self.heads, self.head_size = d, heads, head_size
+        if not isinstance(causal, bool):
+            raise ValueError(f"causal must be True or False, got {causal!r}")
+        self.d, self.heads, self.head_size, self.causal = d, heads, head_size, causal
         w, W_O = [], []
         for seed in seeds:
             gen = torch.Generator().manual_seed(int(seed))
@@ -132,7 +144,7 @@ class TiedAttention(nn.Module):
 
     def _weights(self, Z: torch.Tensor, sigma: str) -> torch.Tensor:
         lam = torch.exp(self.log_lam)[:, None, :, None, None]
-        return _normalise(lam * (Z @ Z.transpose(-1, -2)), sigma)
+        return _normalise(lam * (Z @ Z.transpose(-1, -2)), sigma, self.causal)
 
     def forward(self, X: torch.Tensor, sigma: str = "softmax") -> torch.Tensor:
         Z = self._project(X)
@@ -148,19 +160,20 @@ class TokenClassifier(nn.Module):
     ``heads = 0``: the attention-free, token-wise baseline), then
     ``logits = ReLU(H W_1 + b_1) W_2 + b_2`` with ``W_1: (d, q)``, ``W_2: (q, C)`` per replica
     (initialised as ``torch.nn.Linear``: uniform in ``+-1/sqrt(fan_in)``). ``sigma`` picks the
-    attention normaliser (``SIGMAS``); ``seeds`` has one seed per replica.
+    attention normaliser (``SIGMAS``); ``seeds`` has one seed per replica; ``causal`` masks the
+    attention (``TiedAttention``).
     """
 
     def __init__(self, d: int, n_classes: int, width: int, heads: int = 1, head_size: int = 1,
                  w_fixed: np.ndarray | None = None, dtype=torch.float64,
-                 seeds: tuple[int, ...] = (0,)):
+                 seeds: tuple[int, ...] = (0,), causal: bool = False):
         super().__init__()
         d, width = integer("d", d, 1), integer("width", width, 1)
         n_classes, heads = integer("n_classes", n_classes, 1), integer("heads", heads, 0)
         seeds = check_seeds(seeds)
         self.d = d
-        self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype, seeds) if heads > 0
-                          else None)
+        self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype, seeds, causal)
+                          if heads > 0 else None)
         params = {"W_1": [], "b_1": [], "W_2": [], "b_2": []}
         for seed in seeds:
             gen = torch.Generator().manual_seed(int(seed) + 1)

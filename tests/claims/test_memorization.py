@@ -9,6 +9,7 @@ import pytest
 from cases import (
     MEM_CURVE,
     MEM_HARDMAX,
+    MEM_MASKED,
     MEM_SEARCH,
     MEM_SEARCH_POINTS,
     MEM_THEORY,
@@ -19,6 +20,7 @@ from verdicts import assert_fails, assert_not_evaluated, assert_passes
 from expressivity.claims import stage_claims
 from expressivity.experiments.memorization.contrast import hardmax_contrast
 from expressivity.experiments.memorization.curve import curve_rows
+from expressivity.experiments.memorization.masked import masked_rows
 from expressivity.experiments.memorization.parameters import parameter_table
 from expressivity.experiments.memorization.regimes import search_rows, theory_rows
 from expressivity.parameter_count import construction_parameters
@@ -36,7 +38,8 @@ def tables():
     return {"theory": pd.DataFrame(theory), "search": search,
             "parameter_counts": parameter_table(search),
             "hardmax_contrast": pd.DataFrame(hardmax_contrast(**MEM_HARDMAX)),
-            "delta_vs_lambda": pd.DataFrame(curve_rows(**MEM_CURVE))}
+            "delta_vs_lambda": pd.DataFrame(curve_rows(**MEM_CURVE)),
+            "masked": pd.DataFrame(masked_rows(**MEM_MASKED))}
 
 
 def counts_at(d, V, n, Ns):
@@ -86,6 +89,12 @@ CONTRADICTED = {
     M + "small_lambda_order": changed("delta_vs_lambda", asymptote_log10_delta=lambda df:
                                       df["asymptote_log10_delta"] + 0.5),
     M + "digits_needed": changed("theory", digits_needed=10),
+    # a random dataset whose separation could not be certified
+    M + "masked_prefix_mapping": changed("masked", softmax_certified=lambda df: df["part"] ==
+                                         "adversarial"),
+    # a pair on which causal hardmax separates one position from q: it does not discriminate
+    M + "masked_hardmax_contrast": changed("masked", hardmax_equal_positions=lambda df:
+                                           df["positions"] - 1),
 }
 
 MISSING = {
@@ -103,6 +112,10 @@ MISSING = {
     M + "small_lambda_order": lambda t: {**t, "delta_vs_lambda": t["delta_vs_lambda"][
         t["delta_vs_lambda"]["dataset"] != "adversarial"]},
     M + "digits_needed": empty("theory"),
+    M + "masked_prefix_mapping": lambda t: {**t, "masked": t["masked"][
+        t["masked"]["part"] != "random"]},
+    M + "masked_hardmax_contrast": lambda t: {**t, "masked": t["masked"][
+        t["masked"]["part"] != "adversarial"]},
 }
 
 

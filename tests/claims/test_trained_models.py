@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 import pytest
-from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MEMORIZATION
+from cases import TM_COPY, TM_HEADS, TM_HEADS_RUN, TM_MASKED, TM_MASKED_ARMS, TM_MEMORIZATION
 from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
 from expressivity.claims import stage_claims
@@ -48,13 +48,14 @@ def runs_of(outcomes, accuracy=None, lr=0.01):
             for i, (o, a) in enumerate(zip(outcomes, acc, strict=True))]
 
 
-def memorization_table(table, arms):
-    """``{arm: (outcomes, accuracies)}``; the blind ceiling is 0.8, the token ceiling 0.7."""
+def memorization_table(table, arms, name="memorization_runs"):
+    """``{arm: (outcomes, accuracies)}`` as table ``name`` (the full attention's, or the causal
+    arms' ``masked_runs``); the blind ceiling is 0.8, the token ceiling 0.7."""
     rows = []
     for arm, (outcomes, acc) in arms.items():
         rows += cell_rows(runs_of(outcomes, acc), PROTO, arm=arm, N=8, n=4, d=16, pairs=4,
                           conflicts=4, width=64, blind_ceiling=0.8, token_ceiling=0.7, **RUN)
-    return {"memorization_runs": table("memorization_synthetic", rows)}
+    return {name: table(f"{name}_synthetic", rows)}
 
 
 def heads_table(table, single):
@@ -91,9 +92,15 @@ GOOD_CONTROLS = {"uniform": (PLATEAU5, [0.8] * 5), "hardmax": (PLATEAU5, [0.75] 
                  "no_attention": (PLATEAU5, [0.7] * 5)}
 
 
-def memorization_case(softmax, fixed=(REACH5, None), **controls):
+def memorization_case(softmax, fixed=(REACH5, None), name="memorization_runs", **controls):
     return lambda table: memorization_table(table, {"softmax": softmax, "fixed": fixed,
-                                                    **{**GOOD_CONTROLS, **controls}})
+                                                    **{**GOOD_CONTROLS, **controls}}, name)
+
+
+def masked_case(softmax, **controls):
+    """The causal arms' table alone: a masked claim that read the full attention's table would
+    find nothing to judge."""
+    return memorization_case(softmax, name="masked_runs", **controls)
 
 
 def copy_case(**patterns):
@@ -133,6 +140,27 @@ CASES = {
         memorization_case((REACH5, None)),
         memorization_case((REACH5, None), no_attention=(PLATEAU5, [0.75] * 5)),
         memorization_case((REACH5, None), no_attention=(["budget"] * 5, [0.7] * 5))),
+    # the causal (masked) arms: the same quantifiers against the prefix blind ceiling
+    "masked_rank1_memorizes": (
+        masked_case((ONE_OF_FIVE, None)),
+        masked_case((PLATEAU5, [0.96] * 5)),
+        masked_case((["plateau"] * 4 + ["budget"], [0.96] * 5))),
+    "masked_softmax_beats_prefix_ceiling": (
+        masked_case((PLATEAU5, [0.75, 0.8, 0.78, 0.8, 0.85])),
+        masked_case((PLATEAU5, [0.8] * 5)),
+        masked_case((["budget"] * 5, [0.8] * 5))),
+    "masked_uniform_capped": (
+        masked_case((REACH5, None)),
+        masked_case((REACH5, None), uniform=(PLATEAU5, [0.8, 0.8, 0.85, 0.8, 0.8])),
+        masked_case((REACH5, None), uniform=(["budget"] + ["plateau"] * 4, [0.8] * 5))),
+    "masked_hardmax_capped": (
+        masked_case((REACH5, None)),
+        masked_case((REACH5, None), hardmax=(PLATEAU5, [0.9] * 5)),
+        masked_case((REACH5, None), hardmax=(["budget"] * 5, [0.7] * 5))),
+    "masked_no_attention_bounded": (
+        masked_case((REACH5, None)),
+        masked_case((REACH5, None), no_attention=(PLATEAU5, [0.75] * 5)),
+        masked_case((REACH5, None), no_attention=(["budget"] * 5, [0.7] * 5))),
     "heads_rank_capacity": (
         lambda table: heads_table(table, ONE_OF_FIVE),
         lambda table: heads_table(table, PLATEAU5),
@@ -288,6 +316,26 @@ def test_controls_sit_below_the_blind_ceiling(memorization):
     assert ceiling < 1
     assert df[df["arm"].isin(["uniform", "hardmax"])]["accuracy"].max() <= ceiling
     assert df[df["arm"] == "softmax"]["accuracy"].max() > ceiling
+
+
+@pytest.fixture(scope="module")
+def masked(table):
+    runs = [row for arm in TM_MASKED_ARMS for row in memorization_rows(arm=arm, **TM_MASKED)[1]]
+    return {"masked_runs": table("masked_runs", runs)}
+
+
+def test_masked_claims_on_the_ci_run(masked):
+    """The causal arms on prefix segment pairs: no control exceeds the exact prefix blind ceiling
+    (below 1), and the existence claim reads the softmax cell's existence."""
+    df = masked["masked_runs"]
+    assert df["causal"].all() and df["blind_ceiling"].iloc[0] < 1
+    for claim in ("masked_softmax_beats_prefix_ceiling", "masked_uniform_capped",
+                  "masked_hardmax_capped", "masked_no_attention_bounded"):
+        status, row = judged(claim, masked)
+        assert status in ("pass", "not evaluated"), row["note"]
+    cell = df[df["arm"] == "softmax"].iloc[0]
+    expected = {"yes": "pass", "no": "fail"}.get(cell["cell_existence"], "not evaluated")
+    assert judged("masked_rank1_memorizes", masked)[0] == expected
 
 
 def test_heads_claim_on_the_ci_run(table):

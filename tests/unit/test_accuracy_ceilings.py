@@ -10,10 +10,11 @@ from expressivity.accuracy_ceilings import (
     blind_ceiling,
     hardmax_ceiling,
     pair_conflicts,
+    prefix_blind_ceiling,
     token_ceiling,
 )
 from expressivity.datasets import token_separated_dataset
-from expressivity.segment_pairs import segment_pair_dataset
+from expressivity.segment_pairs import prefix_segment_pair_dataset, segment_pair_dataset
 from expressivity.transformer_models import TokenClassifier
 
 
@@ -42,6 +43,27 @@ def test_ceilings_bound_any_model(seed):
         assert uniform[r] <= blind_ceiling(ds, sp.pairs) + 1e-12
         assert hardmax_ceiling(ds, w) <= blind_ceiling(ds, sp.pairs) + 1e-12
     assert accuracy(free, X, y).max() <= token_ceiling(ds) + 1e-12
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_prefix_ceilings_bound_any_causal_model(seed):
+    """The causal (masked) layer: no FFN after causal hardmax beats hardmax_ceiling(causal=True)
+    for its w; none after causal hardmax or uniform attention beats prefix_blind_ceiling (random
+    weights, three replicas, the prefix segment pairs of the trained causal arm)."""
+    sp = prefix_segment_pair_dataset(np.random.default_rng(seed % 1000), **TM_DATASET)
+    ds = sp.dataset
+    X, y = torch.as_tensor(ds.inputs()), torch.as_tensor(ds.labels)
+    model = TokenClassifier(ds.d, 2, 16, dtype=torch.float64, seeds=(seed, seed + 1, seed + 2),
+                            causal=True)
+    hard, uniform = accuracy(model, X, y, "hardmax"), accuracy(model, X, y, "uniform")
+    ceiling = prefix_blind_ceiling(ds, sp.pairs)
+    assert ceiling < 1
+    for r in range(3):
+        w = model.attention.w[r].detach().numpy()[0, :, 0]
+        assert hard[r] <= hardmax_ceiling(ds, w, causal=True) + 1e-12
+        assert max(hard[r], uniform[r]) <= ceiling + 1e-12
+        assert hardmax_ceiling(ds, w, causal=True) <= ceiling + 1e-12
 
 
 def test_ceilings_are_one_when_every_group_has_one_label():

@@ -1,5 +1,6 @@
 """Token-wise separated datasets: the hypotheses of Kajitsuka & Sato 2024 Thm 2 / Cor 1."""
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -8,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.datasets import (
+    labels_consistent_prefixes,
     n_token_sets,
+    prefix_dataset,
     token_separated_dataset,
     validate_dataset,
 )
@@ -105,3 +108,14 @@ def test_other_violations():
         validate_dataset(replace(ds, labels=ds.labels[:, :2]))
     with pytest.raises(ValueError, match="eps"):
         validate_dataset(replace(ds, eps=0.0))
+
+
+def test_prefix_dataset_every_ordered_sequence_or_a_random_choice():
+    rng = np.random.default_rng(0)
+    every = prefix_dataset(rng, 4, 2, 3, 1000, 3, eps=0.5)
+    assert every.N == math.perm(4, 3) and len({tuple(s) for s in every.sequences.tolist()}) == 24
+    some = prefix_dataset(rng, 16, 3, 4, 50, 3, eps=0.25)
+    assert some.N == 50 and len({tuple(s) for s in some.sequences.tolist()}) == 50
+    labels_consistent_prefixes(some.sequences, some.labels)
+    with pytest.raises(ValueError, match="vocab_size >= n"):
+        prefix_dataset(rng, 3, 2, 4, 10, 3)

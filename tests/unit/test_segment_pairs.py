@@ -8,9 +8,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.accuracy_ceilings import blind_ceiling, pair_conflicts, token_ceiling
+from expressivity.accuracy_ceilings import (
+    blind_ceiling,
+    pair_conflicts,
+    prefix_blind_ceiling,
+    prefix_pair_conflicts,
+    token_ceiling,
+)
 from expressivity.attention import self_attention
-from expressivity.segment_pairs import check_segment_pair, segment_pair_dataset
+from expressivity.datasets import validate_dataset
+from expressivity.segment_pairs import (
+    COMPLETE,
+    check_segment_pair,
+    prefix_segment_pair_dataset,
+    segment_pair_dataset,
+)
 from expressivity.theorem1 import random_heads
 
 SIZES = {"vocab_size": 24, "d": 6, "n": 5, "N": 10, "pairs": 3, "n_classes": 2}
@@ -104,3 +116,61 @@ def test_tokens_on_a_line_are_distinct_points(seed):
 def test_a_grid_too_small_for_the_vocabulary_is_named():
     with pytest.raises(ValueError, match=r"vocab_size=9000 distinct tokens .* d=1"):
         draw(vocab_size=9000, d=1)
+
+
+def draw_prefix(seed=0, **kw):
+    return prefix_segment_pair_dataset(np.random.default_rng(seed), **{**SIZES, **kw})
+
+
+@pytest.mark.parametrize("sigma,first", [("hardmax", COMPLETE), ("uniform", COMPLETE - 1)])
+def test_prefix_pairs_collide_under_causal_hardmax_and_uniform_for_any_heads(sigma, first):
+    """From q on (uniform: from p on) every position of a prefix pair gets the same output under
+    causal hardmax (random multi-head weights) and causal uniform attention (zero scores); before
+    it, the two sequences differ (hardmax at p sees a_2 against b_2)."""
+    sp = draw_prefix(1, n=7, N=6, pairs=3)
+    ds, X = sp.dataset, sp.dataset.inputs()
+    mask = np.tril(np.ones((ds.n, ds.n), dtype=bool))
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        H = random_heads(rng, ds.d, 2, 3, 0.0 if sigma == "uniform" else 3.0)
+        for i_a, i_b in sp.pairs.tolist():
+            assert ds.sequences[i_a, first:].tolist() == ds.sequences[i_b, first:].tolist()
+            Y = [self_attention(X[i], H, sigma="softmax" if sigma == "uniform" else "hardmax",
+                                mask=mask) for i in (i_a, i_b)]
+            assert np.abs(Y[0][first:] - Y[1][first:]).max() <= 1e-12
+    soft = random_heads(rng, ds.d, 1, 1, 1.0)
+    i_a, i_b = sp.pairs[0].tolist()
+    gap = [self_attention(X[i], soft, mask=mask)[COMPLETE:] for i in (i_a, i_b)]
+    assert np.abs(gap[0] - gap[1]).max() > 1e-6  # softmax does not collide
+
+
+def test_prefix_pairs_labels_conflict_at_q_and_follow_the_prefix_rule():
+    sp = draw_prefix(3, n=6, N=8, pairs=2)
+    ds = sp.dataset
+    validate_dataset(ds, label_rule="prefix")
+    for (i_a, i_b), (p, q) in zip(sp.pairs.tolist(), sp.ends.tolist(), strict=True):
+        assert ds.sequences[i_a, 2:4].tolist() == [p, q] == ds.sequences[i_b, 2:4].tolist()
+        assert ds.labels[i_a, COMPLETE] != ds.labels[i_b, COMPLETE]
+    # the same prefix set in another order with another label is refused
+    i_a = int(sp.pairs[0, 0])
+    seqs, labels = ds.sequences.copy(), ds.labels.copy()
+    seqs[-1] = seqs[i_a][[1, 0, 2, 3, 4, 5]]
+    labels[-1] = labels[i_a]
+    labels[-1, COMPLETE] = (labels[i_a, COMPLETE] + 1) % SIZES["n_classes"]
+    swapped = dataclasses.replace(ds, sequences=seqs, labels=labels)
+    with pytest.raises(ValueError, match=f"position {COMPLETE} and sequence {len(seqs) - 1}"):
+        validate_dataset(swapped, label_rule="prefix")
+
+
+def test_prefix_blind_ceiling_counts_the_conflicts_from_q_and_checks_the_structure():
+    sp = draw_prefix(4, n=6, N=6, pairs=2)
+    ds = sp.dataset
+    expect = sum(int(ds.labels[a, k] != ds.labels[b, k]) for a, b in sp.pairs.tolist()
+                 for k in range(COMPLETE, ds.n))
+    assert expect >= 2  # at least the forced conflict at q in each pair
+    assert prefix_pair_conflicts(ds, sp.pairs) == expect
+    assert prefix_blind_ceiling(ds, sp.pairs) == 1 - expect / ds.sequences.size
+    # an unordered segment pair (q not at COMPLETE in both) is refused: its prefixes are no pairs
+    plain = draw(4, n=6, N=6, pairs=2)
+    with pytest.raises(ValueError, match="sequences"):
+        prefix_pair_conflicts(plain.dataset, plain.pairs)

@@ -117,3 +117,20 @@ def test_bad_input_is_refused():
         TokenClassifier(3, 2, 4)(torch.zeros(1, 2, 3, dtype=torch.float64), sigma="sparsemax")
     with pytest.raises(ValueError, match="seed"):
         TiedAttention(3, 1, 1, seeds=())
+
+
+@pytest.mark.parametrize("sigma", ["softmax", "hardmax", "uniform"])
+def test_causal_layer_is_the_layer_on_each_prefix(sigma):
+    """Masked attention: position k's output is the unmasked layer's on x_1..x_k, read at k (the
+    same weights: the same seeds), so a causal model never sees a later token."""
+    X = torch.as_tensor(np.random.default_rng(3).standard_normal((2, 5, 3)))
+    causal = TokenClassifier(3, 4, 8, heads=2, head_size=2, dtype=torch.float64, seeds=(4, 5),
+                             causal=True)
+    full = TokenClassifier(3, 4, 8, heads=2, head_size=2, dtype=torch.float64, seeds=(4, 5))
+    with torch.no_grad():
+        out = causal(X, sigma)
+        for k in range(5):
+            torch.testing.assert_close(out[:, :, k], full(X[:, : k + 1], sigma)[:, :, k])
+        assert not torch.allclose(out[:, :, 0], full(X, sigma)[:, :, 0])
+    with pytest.raises(ValueError, match="causal"):
+        TiedAttention(3, causal="yes")

@@ -23,12 +23,14 @@ TABLES[MEM] = {
     "parameter_counts": COMPUTED,
     "hardmax_contrast": COMPUTED,
     "delta_vs_lambda": COMPUTED,
+    "masked": COMPUTED,
 }
 FIGURES[MEM] = {
     "delta_vs_lambda": plot("delta_vs_lambda"),
     "parameter_counts": plot("parameter_counts", verdict=True),
     "digits_needed": plot("theory", "search"),
     "hardmax_contrast": plot("hardmax_contrast"),
+    "masked": plot("masked"),
 }
 
 
@@ -132,3 +134,25 @@ rule mem_hardmax:
         **job_params(MEM, "contrast.hardmax_contrast", "hardmax"),
     script:
         script_path(MEM, "hardmax")
+
+
+rule mem_masked:
+    """The causal (masked) layer: certified prefix separation at lam_theory and a fixed lam;
+    causal uniform averaging and hardmax (exact) against softmax on prefix segment pairs.
+    """
+    input:
+        lib=script_deps(MEM, "masked"),
+    output:
+        table_output(MEM, "masked"),
+    log:
+        f"logs/{MEM}/masked.log",
+    benchmark:
+        f"results/benchmarks/{MEM}/masked.tsv"
+    conda:
+        ENV
+    resources:
+        **planned(MEM, "cost.masked_cost", "masked"),
+    params:
+        **job_params(MEM, "masked.masked_rows", "masked"),
+    script:
+        script_path(MEM, "masked")

@@ -10,6 +10,7 @@ TM = "trained_models"
 TM_CFG = config[TM]
 TM_RES = f"results/{TM}"
 TM_MEM = TM_CFG["memorization"]
+TM_MASKED = TM_CFG["masked"]
 TM_HEADS = TM_CFG["heads_rank"]
 TM_SIZES = [str(s) for s in TM_HEADS["head_sizes"]] + (
     ["d"] if TM_HEADS["full_rank"] else []
@@ -22,6 +23,10 @@ TM_DEVICE = TM_CFG["device"]
 # device param from where they place it
 TM_MEMORIZE_PLAN = planned(
     TM, "cost.memorization_cost", "memorization", device=TM_DEVICE
+)
+# the causal arms: the masked section's dataset, the memorization section's training
+TM_MASKED_PLAN = planned(
+    TM, "cost.memorization_cost", "masked", "memorization", device=TM_DEVICE
 )
 TM_HEADS_PLAN = planned(
     TM,
@@ -50,6 +55,12 @@ TABLES[TM] = {
     "memorization_runs": gathered(
         expand(f"{TM_RES}/memorize/{{arm}}_runs.csv", arm=TM_ARMS)
     ),
+    "masked_curve": gathered(
+        expand(f"{TM_RES}/masked/{{arm}}_curve.csv", arm=TM_MASKED["arms"])
+    ),
+    "masked_runs": gathered(
+        expand(f"{TM_RES}/masked/{{arm}}_runs.csv", arm=TM_MASKED["arms"])
+    ),
     "heads_rank": gathered(
         expand(
             f"{TM_RES}/heads/h{{heads}}_s{{size}}.csv",
@@ -69,7 +80,9 @@ TABLES[TM] = {
     ),
 }
 FIGURES[TM] = {
-    "memorization_curve": plot("memorization_curve", "memorization_runs"),
+    "memorization_curve": plot(
+        "memorization_curve", "memorization_runs", "masked_curve", "masked_runs"
+    ),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
     "copy_depth": plot("copy_depth"),
@@ -101,6 +114,40 @@ rule tm_memorize:
             "memorization",
             supplied=["arm"],
             given={"device": job_device(TM_MEMORIZE_PLAN, TM_DEVICE)},
+        ),
+    script:
+        script_path(TM, "memorize")
+
+
+rule tm_masked:
+    """One causal arm of the memorization experiment on prefix segment pairs (masked attention)."""
+    input:
+        lib=script_deps(TM, "memorize"),
+    output:
+        curve=f"{TM_RES}/masked/{{arm}}_curve.csv",
+        runs=f"{TM_RES}/masked/{{arm}}_runs.csv",
+    log:
+        f"logs/{TM}/masked_{{arm}}.log",
+    benchmark:
+        f"results/benchmarks/{TM}/masked_{{arm}}.tsv"
+    wildcard_constraints:
+        arm="|".join(TM_ARMS),
+    conda:
+        ENV
+    threads: TM_CFG["threads"]
+    resources:
+        **TM_MASKED_PLAN,
+    params:
+        **job_params(
+            TM,
+            "memorization.memorization_rows",
+            "masked",
+            "memorization",
+            supplied=["arm"],
+            given={
+                "causal": True,
+                "device": job_device(TM_MASKED_PLAN, TM_DEVICE),
+            },
         ),
     script:
         script_path(TM, "memorize")
@@ -370,7 +417,7 @@ TM_CAP_PLAN = planned(
     supplied=["arm", "N"],
     device=TM_DEVICE,
 )
-FIGURES[TM]["capacity"] = plot("capacity")
+FIGURES[TM]["capacity"] = plot("capacity", verdict=True)
 
 
 rule tm_capacity:

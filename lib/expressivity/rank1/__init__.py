@@ -20,9 +20,12 @@ least ``delta`` apart. Row form (tokens are rows, ``X: (n, d)``): with the proje
 One module per part of the construction:
 
 - ``projection``: the projection lemma that chooses ``v``;
-- ``layer``: the layer itself (the one rank-1 head every stage uses) and its constants
-  (``alpha``, ``lam_theory``, eq. (8)'s ``delta``, the digits a direct evaluation needs);
-- ``contexts``: every (query token, token set) of a dataset and its value ``C``;
+- ``layer``: the layer itself (the one rank-1 head every stage uses; ``causal=True`` masks keys
+  after the query) and its constants (``alpha``, ``lam_theory``, eq. (8)'s ``delta``, the digits a
+  direct evaluation needs);
+- ``contexts``: every (query token, token set) of a dataset and its value ``C``; for the causal
+  layer every distinct (query token, prefix set) (``prefix_contexts``: the prefix contextual
+  mapping, our reduction of the paper's masked-attention extension);
 - ``pair_sums``: differences of two contexts as cancellation-free exponential sums, and the search
   for the last crossing of the asymptotic order (``lam_last_crossing``: every larger ``lam``
   separates, a sufficient ``lam``, not the smallest that does);

@@ -92,13 +92,19 @@ def digits_bound(lam: float, r_max: float, guard: int = 30) -> int:
 
 
 def rank1_attention(T: np.ndarray, v: np.ndarray, lam: float, W_O: np.ndarray,
-                    sigma: str = "softmax") -> np.ndarray:
+                    sigma: str = "softmax", causal: bool = False) -> np.ndarray:
     """One rank-1 single-head attention layer with skip connection, ``T: (..., n, d)``:
     ``y_k = t_k + W_O sum_j sigma_j(lam z_k z) z_j``, ``z = T v``, ``W_O: (d,)`` (``alpha u``).
 
     ``sigma`` is ``"softmax"`` or ``"hardmax"`` (``expressivity.attention``). The keys are summed
     in increasing order of ``z`` (the sum is over a set; a fixed order makes the float64 result the
-    same for every permutation of the sequence)."""
+    same for every permutation of the sequence).
+
+    ``causal``: masked attention, query ``k`` attends to keys ``j <= k`` only (Kajitsuka & Sato's
+    extension to masked attention [V2]; the row form ours):
+    ``y_k = t_k + W_O sum_{j <= k} sigma_j(lam z_k z_{1..k}) z_j``, the layer on the prefix
+    ``t_1..t_k`` read at its last token (``expressivity.rank1.contexts.prefix_contexts``). The keys
+    are then summed in position order."""
     T, v, W_O = (np.asarray(a, dtype=float) for a in (T, v, W_O))
     if T.ndim < 2 or T.shape[-1] < 1:
         raise ValueError(f"T must have shape (..., n, d), got {T.shape}")
@@ -110,7 +116,14 @@ def rank1_attention(T: np.ndarray, v: np.ndarray, lam: float, W_O: np.ndarray,
             raise ValueError(f"{name} must be finite")
     if not (math.isfinite(lam) and lam >= 0):
         raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
     z = T @ v                                               # (..., n)
+    if causal:
+        n = z.shape[-1]
+        A = attention_weights(lam * z[..., :, None] * z[..., None, :], sigma,
+                              mask=np.tril(np.ones((n, n), dtype=bool)))
+        return T + np.sum(A * z[..., None, :], axis=-1)[..., None] * W_O
     order = np.argsort(z, axis=-1, kind="stable")
     zs = np.take_along_axis(z, order, axis=-1)
     A = attention_weights(lam * z[..., :, None] * zs[..., None, :], sigma)   # (..., n, n)
@@ -142,7 +155,7 @@ class Rank1Layer:
         col = self.v[:, None]
         return Head(W_Q=self.lam * col, W_K=col, W_V=col, W_O=self.alpha * self.u[None, :])
 
-    def __call__(self, X: np.ndarray, sigma: str = "softmax") -> np.ndarray:
+    def __call__(self, X: np.ndarray, sigma: str = "softmax", causal: bool = False) -> np.ndarray:
         """``F_SA(X): (..., n, d) -> (..., n, d)`` in float64 (collapses to hardmax at large
-        ``lam``)."""
-        return rank1_attention(X, self.v, self.lam, self.alpha * self.u, sigma)
+        ``lam``); ``causal``: masked attention (``rank1_attention``)."""
+        return rank1_attention(X, self.v, self.lam, self.alpha * self.u, sigma, causal)

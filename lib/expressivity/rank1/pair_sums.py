@@ -4,7 +4,8 @@ For two contexts ``A, B`` of the same token ([D], ours; notation of ``expressivi
 
     C_B - C_A = sum_{i in B, j in A} (w_i - w_j) e^{b (w_i + w_j)} / (Z_A Z_B),
 
-``Z = sum_j e^{b w_j}``. Terms with both ``i`` and ``j`` in ``A ∩ B`` cancel in pairs and are dropped
+``Z = sum_j e^{b w_j}`` (sets of any sizes: the causal layer's prefix sets, padded in ``Contexts``,
+contribute their tokens only). Terms with both ``i`` and ``j`` in ``A ∩ B`` cancel in pairs and are dropped
 *exactly*, so the remaining sum, scaled by its largest exponent, is evaluated without catastrophic
 cancellation and its logarithm never underflows. Its float64 rounding is bounded (``PairSums.F``).
 
@@ -53,7 +54,8 @@ class PairSums:
         ml, mh = cx.members[lo], cx.members[hi]
         common_h = (mh[:, :, None] == ml[:, None, :]).any(-1)  # i in hi also in lo
         common_l = (ml[:, :, None] == mh[:, None, :]).any(-1)
-        keep = ~(common_h[:, :, None] & common_l[:, None, :])  # (Q, n_i, n_j)
+        keep = (~(common_h[:, :, None] & common_l[:, None, :])  # (Q, n_i, n_j)
+                & (mh >= 0)[:, :, None] & (ml >= 0)[:, None, :])  # padding of a prefix set: absent
         coef = np.where(keep, wh[:, :, None] - wl[:, None, :], 0.0)
         s = np.where(keep, wh[:, :, None] + wl[:, None, :], -np.inf)
         Q = len(lo)

@@ -1,4 +1,5 @@
-"""Kajitsuka & Sato Sec. 6 (reconstructed): one arm of the memorization experiment on segment pairs."""
+"""Kajitsuka & Sato Sec. 6 (reconstructed): one arm of the memorization experiment on segment pairs
+(or, with the causal param, a masked arm on prefix segment pairs)."""
 
 import pandas as pd
 

@@ -135,6 +135,36 @@ def contrast_cost(*, d: Sequence[int], degrees: Sequence[int], draws: int,
     return seconds, peak
 
 
+def masked_cost(*, theory_d: Sequence[int], theory_V: Sequence[int], theory_n: Sequence[int],
+                N_max: int, d: Sequence[int], V: Sequence[int], n: Sequence[int],
+                N: Sequence[int], pair_d: Sequence[int], pair_V: int, pair_n: int,
+                draws: int) -> tuple[float, int]:
+    """``(seconds, peak bytes)`` of job ``mem_masked``: per random dataset of ``N`` ordered
+    sequences at most ``N n`` prefix contexts of at most ``n`` tokens, one certified separation
+    and the exact limits (a context term each); per adversarial draw a pair of ``pair_n`` tokens
+    a side, two certified separations (``SECONDS["pair"]`` for its draws and exact limits)."""
+    integer("pair_n", pair_n, 4)  # two interior tokens and the segment ends p, q
+    _counts(N_max=N_max, pair_V=pair_V, draws=draws,
+            **{f"{name}[{i}]": x for name, values in (("theory_d", theory_d), ("theory_V", theory_V),
+                                                      ("theory_n", theory_n), ("d", d), ("V", V),
+                                                      ("n", n), ("N", N), ("pair_d", pair_d))
+               for i, x in enumerate(values)})
+    points = ([(min(N_max, math.perm(size, k)), size, k) for size in theory_V for k in theory_n
+               if k <= size] * len(theory_d)
+              + [(count, size, k) for size in V for k in n for count in N
+                 if k <= size and count <= math.perm(size, k)] * len(d))
+    seconds, peak = 0.0, BASE_BYTES
+    for count, size, k in points:
+        P = count * k
+        seconds += (SECONDS["dataset"] + SECONDS["vocab"] * size * size
+                    + SECONDS["certified"] * P * k**2 + 3 * SECONDS["context"] * P)
+        peak = max(peak, BASE_BYTES + _grid_bytes(P, k, 1) + 300 * P * k)
+    P = 2 * pair_n
+    seconds += len(pair_d) * draws * (SECONDS["pair"] + 2 * SECONDS["certified"] * P * pair_n**2
+                                      + SECONDS["vocab"] * (pair_V + 4)**2)
+    return seconds, peak
+
+
 def progress_tracker(log: logging.Logger | None, what: str,
                      weights: Sequence[float]) -> Callable[..., None]:
     """A function ``done(i, **values)`` to call after unit ``i`` of work: it reports through

@@ -11,6 +11,11 @@ its weights. Every arm is trained with the stage's protocol (seeds side by side,
   pooling), ``hardmax`` (trained with the straight-through estimator) and ``no_attention``
   (token-wise FFN); rows per run with the ceilings (``expressivity.accuracy_ceilings``) and the
   construction's parameter count, and the training curves;
+  With ``causal`` the arm is the masked layer (query ``k`` attends to keys ``j <= k``, Kajitsuka &
+  Sato's extension to masked attention [V2]) on prefix segment pairs
+  (``segment_pairs.prefix_segment_pair_dataset``), and its ``blind_ceiling`` column holds the exact
+  prefix blind ceiling (``accuracy_ceilings.prefix_blind_ceiling``) that caps every causal hardmax
+  or uniform layer there;
 - ``heads_rows``: ``h`` tied heads of size ``s`` (or ``d``) on a larger dataset of the same kind at
   the same FFN width, where one rank-1 head may not suffice for training.
 """
@@ -21,7 +26,14 @@ import logging
 
 import numpy as np
 
-from expressivity.accuracy_ceilings import blind_ceiling, hardmax_ceiling, pair_conflicts, token_ceiling
+from expressivity.accuracy_ceilings import (
+    blind_ceiling,
+    hardmax_ceiling,
+    pair_conflicts,
+    prefix_blind_ceiling,
+    prefix_pair_conflicts,
+    token_ceiling,
+)
 from expressivity.experiments.trained_models import ARMS
 from expressivity.experiments.trained_models.runs import (
     STAGE,
@@ -35,7 +47,11 @@ from expressivity.experiments.trained_models.runs import (
 from expressivity.parameter_count import construction_parameters
 from expressivity.rank1.projection import draw_projection
 from expressivity.rng import generator
-from expressivity.segment_pairs import SegmentPairDataset, segment_pair_dataset
+from expressivity.segment_pairs import (
+    SegmentPairDataset,
+    prefix_segment_pair_dataset,
+    segment_pair_dataset,
+)
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import memorize
 
@@ -44,11 +60,12 @@ TARGET = 1.0
 
 
 def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: int,
-                 pairs: int, n_classes: int) -> SegmentPairDataset:
-    """The segment-pair dataset of one experiment (``name``: its stream), from the root seed."""
-    return segment_pair_dataset(generator(seed, f"{STAGE}.dataset", name=name, N=N, pairs=pairs),
-                                vocab_size=vocab_size, d=d, n=n, N=N, pairs=pairs,
-                                n_classes=n_classes)
+                 pairs: int, n_classes: int, causal: bool = False) -> SegmentPairDataset:
+    """The segment-pair dataset of one experiment (``name``: its stream), from the root seed;
+    ``causal``: prefix segment pairs (for the masked layer)."""
+    draw = prefix_segment_pair_dataset if causal else segment_pair_dataset
+    return draw(generator(seed, f"{STAGE}.dataset", name=name, N=N, pairs=pairs),
+                vocab_size=vocab_size, d=d, n=n, N=N, pairs=pairs, n_classes=n_classes)
 
 
 def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: list[float],
@@ -72,14 +89,18 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
                       min_gain: float, lr_decay: float, vocab_size: int, d: int, n: int,
                       N: int, pairs: int, n_classes: int, width: int,
                       lr: float | list[float], budget: int, window: int, every: int,
+                      causal: bool = False,
                       log: logging.Logger | None = None) -> tuple[list[dict], list[dict]]:
-    """One arm of the memorization experiment: ``(curve rows, run rows)``."""
+    """One arm of the memorization experiment: ``(curve rows, run rows)``; ``causal``: the masked
+    layer on prefix segment pairs against the prefix blind ceiling (module docstring)."""
     if arm not in ARMS:
         raise ValueError(f"unknown arm {arm!r}; use one of {', '.join(ARMS)}")
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
     sigma, heads, fixed = ARMS[arm]
     dev = configure_torch(threads, device)
-    sp = pair_dataset(seed, name="memorization", vocab_size=vocab_size, d=d, n=n, N=N,
-                      pairs=pairs, n_classes=n_classes)
+    sp = pair_dataset(seed, name="masked" if causal else "memorization", vocab_size=vocab_size,
+                      d=d, n=n, N=N, pairs=pairs, n_classes=n_classes, causal=causal)
     ds = sp.dataset
     w_fixed = None
     if fixed:
@@ -90,18 +111,20 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
     runs, curves, sizes = _train(
         sp, width=width, seeds=run_seeds(seed, "memorize", seeds, arm=arm),
         lrs=learning_rates(lr), proto=proto, log=log, label=arm,
-        heads=heads, head_size=1, w_fixed=w_fixed, sigma=sigma, device=dev)
+        heads=heads, head_size=1, w_fixed=w_fixed, sigma=sigma, causal=causal, device=dev)
     for run in runs:
         w, lam = run.pop("w"), run.pop("lam")
         run["temperature"] = float(lam[0]) if lam is not None and sigma != "uniform" else 0.0
         # the best any token-wise map reaches after a tied rank-1 hardmax layer with this w
-        run["hardmax_ceiling_w"] = (hardmax_ceiling(ds, w[0, :, 0]) if w is not None
+        run["hardmax_ceiling_w"] = (hardmax_ceiling(ds, w[0, :, 0], causal) if w is not None
                                     else float("nan"))
+    conflicts, ceiling = ((prefix_pair_conflicts, prefix_blind_ceiling) if causal
+                          else (pair_conflicts, blind_ceiling))
     cell = {
-        "arm": arm, "sigma": sigma if heads else "none", "N": ds.N, "n": ds.n, "d": ds.d,
-        "vocab_size": ds.vocab_size, "pairs": len(sp.pairs), "n_classes": n_classes,
-        "width": width, "conflicts": pair_conflicts(ds, sp.pairs),
-        "blind_ceiling": blind_ceiling(ds, sp.pairs), "token_ceiling": token_ceiling(ds),
+        "arm": arm, "sigma": sigma if heads else "none", "causal": causal, "N": ds.N, "n": ds.n,
+        "d": ds.d, "vocab_size": ds.vocab_size, "pairs": len(sp.pairs), "n_classes": n_classes,
+        "width": width, "conflicts": conflicts(ds, sp.pairs),
+        "blind_ceiling": ceiling(ds, sp.pairs), "token_ceiling": token_ceiling(ds),
         **sizes, "construction_parameters": construction_parameters(ds.N, ds.n, ds.d)["total"],
         **run_info(dev),
     }
