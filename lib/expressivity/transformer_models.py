@@ -9,9 +9,9 @@ Modules here:
 
 - ``TiedAttention``: ``W_Q = W_K = W_V = w_h: (d, s)`` tied per head (optionally causal), a learned
   inverse temperature ``lam_h = exp(log_lam_h)`` and a separate ``W_O^h: (s, d)``. With one head of
-  size ``s = 1`` every weight matrix has rank 1: the model of Kajitsuka & Sato 2024, Thm 2 (rank-1 weights; their
-  construction uses ``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, notes Sec. 3.2, [R]). The tied
-  experiment is our reconstruction of their Sec. 6 (notes Sec. 6.3, [D]): the paper's
+  size ``s = 1`` every weight matrix has rank 1: the model of Kajitsuka & Sato 2024, Thm 2 (rank-1
+  weights; their construction uses ``W_K = v^T``, ``W_Q = lam v^T``, ``W_V = v^T``, notes Sec. 3.2,
+  [R]). The tied experiment is our reconstruction of their Sec. 6 (notes Sec. 6.3, [D]): the paper's
   hyper-parameters were not retrievable. The normaliser ``sigma`` is softmax, hardmax (exact, ties
   averaged; trained with the straight-through estimator: hardmax forward, softmax gradient) or
   uniform (``lam = 0``, mean pooling).
