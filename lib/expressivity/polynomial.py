@@ -251,13 +251,3 @@ def readout_excess(model: PolynomialBlocks, x: np.ndarray, y: np.ndarray, x_test
     beta = fit_readout(features(model, x), y)
     return float(np.mean((features(model, x_test) @ beta - f_test) ** 2))
 
-
-def regression_excess(d: int, blocks: int, degree: int, n_train: int, sigma: float,
-                      rng: np.random.Generator, n_test: int = 2000) -> float:
-    """Excess test risk ``E[(prediction - P(x))^2]`` (= expected test MSE minus ``sigma^2``) of
-    the least-squares read-out from ``n_train`` noisy samples ``P(x) + sigma eps``."""
-    model = make_blocks(d, blocks, rng)
-    poly = random_polynomial(d, degree, rng)
-    x, y = noisy_sample(poly, n_train, sigma, rng)
-    xt = rng.uniform(-1, 1, size=(n_test, d))
-    return readout_excess(model, x, y, xt, evaluate_polynomial(poly, xt))

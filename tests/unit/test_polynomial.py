@@ -17,9 +17,10 @@ from expressivity.polynomial import (
     layer_norm,
     make_blocks,
     n_tokens,
+    noisy_sample,
     random_polynomial,
+    readout_excess,
     readout_floor,
-    regression_excess,
     staircase_error,
 )
 
@@ -47,6 +48,14 @@ def test_chebyshev_basis():
     poly = ([(0,), (2,)], np.array([1.0, 2.0]))        # 1 + 2 T_2(x) = 4 x^2 - 1
     x = np.array([[0.0], [0.5], [1.0]])
     assert np.allclose(evaluate_polynomial(poly, x), 4 * x[:, 0] ** 2 - 1)
+
+
+def regression_excess(d, blocks, degree, n_train, sigma, rng, n_test):
+    """The excess risk of ``blocks`` fresh blocks' read-out on one fresh draw."""
+    model, poly = make_blocks(d, blocks, rng), random_polynomial(d, degree, rng)
+    x, y = noisy_sample(poly, n_train, sigma, rng)
+    x_test = rng.uniform(-1, 1, size=(n_test, d))
+    return readout_excess(model, x, y, x_test, evaluate_polynomial(poly, x_test))
 
 
 def test_excess_risk_shrinks_only_when_exact():
