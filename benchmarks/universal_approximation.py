@@ -84,6 +84,7 @@ def main() -> None:
         "patterns": lambda: patterns.assumption_table(**cases.UA_PATTERNS),
         "sparse_mapping": lambda: patterns.sparse_mapping_table(**cases.UA_SPARSE_MAPPING),
         "polynomial_staircase": lambda: polynomial.staircase_table(**cases.UA_STAIRCASE),
+        "polynomial_ablation": lambda: polynomial.ablation_table(**cases.UA_ABLATION),
         "polynomial_regression": lambda: polynomial.regression_table(**cases.UA_REGRESSION),
     })
     print(f"\n{'ci.yaml job':<40}{'seconds':>14}{'predicted':>12}")
@@ -98,6 +99,7 @@ def main() -> None:
                               cases.UA_SPARSE_MAPPING),
                              ("polynomial_staircase", polynomial.staircase_cost,
                               cases.UA_STAIRCASE),
+                             ("polynomial_ablation", polynomial.ablation_cost, cases.UA_ABLATION),
                              ("polynomial_regression", polynomial.regression_cost,
                               cases.UA_REGRESSION)):
         # the case's settings the cost model takes (the case also holds the seed)

@@ -199,6 +199,7 @@ UA_TARGETS = UA["approximation"]["targets"] + [UA["approximation"]["positional_t
 UA_PATTERNS = job_params(_UA, "patterns.assumption_table", "patterns")
 UA_SPARSE_MAPPING = job_params(_UA, "patterns.sparse_mapping_table", "sparse_mapping")
 UA_STAIRCASE = job_params(_UA, "polynomial.staircase_table", "polynomial")
+UA_ABLATION = job_params(_UA, "polynomial.ablation_table", "polynomial_ablation")
 UA_REGRESSION = job_params(_UA, "polynomial.regression_table", "regression")
 
 # ---- trained_models ----

@@ -18,6 +18,13 @@ one here is OURS (shared/papers/yun_fang.md section 3.3, tagged [O + N]):
 - after ``L`` identical blocks ``z_t = (1 + y_t)^L``; ``L``-th powers of ``T`` generic affine forms
   span every polynomial of degree <= L, so a linear read-out ``sum_t beta_t z_t`` (least squares)
   is exact for degree <= L and has a clear error for degree > L.
+
+Ablations of the "suitable adaptations" (``VARIANTS``; issue 28): the same weights with a row
+softmax on the (optionally scaled) scores, ``X + softmax(s (X W_Q)(X W_K)^T) (X W_V) W_O``, and the
+softmax-free block followed by a LayerNorm over each token's state, as in the encoder block of
+Vaswani et al. 2017 (post-LN, no affine parameters): ``LN(X + A(X))``. A row-stochastic score
+matrix maps the constant value slot ``z_t = 1`` to itself, so the softmax blocks' features stay
+constant at every scale ``s``; the table measures it rather than assuming it.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from expressivity.attention import softmax
 
 
 @dataclass(frozen=True)
@@ -83,21 +92,55 @@ def embed(model: PolynomialBlocks, x: np.ndarray) -> np.ndarray:
     return X
 
 
-def block(model: PolynomialBlocks, X: np.ndarray) -> np.ndarray:
-    """One block, no softmax: ``X + (X W_Q)(X W_K)^T (X W_V) W_O`` (batched over inputs)."""
+#: The block variants of the ablation: (row softmax on the scores, LayerNorm after the block). The
+#: learned score scale of ``softmax_scaled`` is fitted by ``fit_scale``.
+VARIANTS = {
+    "softmax_free": (False, False),
+    "softmax": (True, False),
+    "softmax_scaled": (True, False),
+    "layernorm": (False, True),
+}
+#: LayerNorm's epsilon (PyTorch's default).
+LN_EPS = 1e-5
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` if it is one of ``VARIANTS``, else a ``ValueError`` naming it."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown block variant {variant!r}; variants are {', '.join(VARIANTS)}")
+    return variant
+
+
+def layer_norm(X: np.ndarray) -> np.ndarray:
+    """LayerNorm over each token's state (last axis), no affine parameters:
+    ``(x - mean x) / sqrt(var x + eps)``."""
+    centred = X - X.mean(axis=-1, keepdims=True)
+    return centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + LN_EPS)
+
+
+def block(model: PolynomialBlocks, X: np.ndarray, variant: str = "softmax_free",
+          scale: float = 1.0) -> np.ndarray:
+    """One block (batched over inputs): ``X + S (X W_V) W_O`` with ``S = (X W_Q)(X W_K)^T`` (no
+    softmax, Fang et al.'s adaptation) or ``S = softmax(scale (X W_Q)(X W_K)^T)`` row-wise; the
+    ``layernorm`` variant applies ``layer_norm`` to the sum."""
+    use_softmax, use_ln = VARIANTS[check_variant(variant)]
     scores = (X @ model.W_Q) @ np.swapaxes(X @ model.W_K, -1, -2)
-    return X + scores @ (X @ model.W_V) @ model.W_O
+    if use_softmax:
+        scores = softmax(scores, beta=scale)
+    X = X + scores @ (X @ model.W_V) @ model.W_O
+    return layer_norm(X) if use_ln else X
 
 
 def features(model: PolynomialBlocks, x: np.ndarray, blocks: int | None = None,
-             chunk: int = 512) -> np.ndarray:
-    """The scalar slots ``z_t`` after the blocks, ``(N, T)``; equal to ``(1 + y_t)^L``."""
+             chunk: int = 512, variant: str = "softmax_free", scale: float = 1.0) -> np.ndarray:
+    """The scalar slots ``z_t`` after the blocks, ``(N, T)``; equal to ``(1 + y_t)^L`` for the
+    softmax-free blocks."""
     blocks = model.blocks if blocks is None else blocks
     out = []
     for start in range(0, x.shape[0], chunk):
         X = embed(model, x[start: start + chunk])
         for _ in range(blocks):
-            X = block(model, X)
+            X = block(model, X, variant, scale)
         out.append(X[:, :, -1])
     return np.concatenate(out, axis=0)
 
@@ -141,6 +184,36 @@ def fit_readout(Z: np.ndarray, y: np.ndarray) -> np.ndarray:
     return beta
 
 
+def relative_error(pred: np.ndarray, y: np.ndarray) -> float:
+    """``max |pred - y| / max |y|``."""
+    return float(np.max(np.abs(pred - y)) / np.max(np.abs(y)))
+
+
+def readout_floor(Z_train: np.ndarray, Z_test: np.ndarray, y_train: np.ndarray) -> float:
+    """The float64 floor of the least-squares read-out of ``y_train`` on these features: refit on
+    the target ``y = Z beta`` the fitted read-out ``beta`` itself represents (computed in float64),
+    and return that refit's max relative test error. The planted target lies in the features' span
+    exactly, with the same coefficients (their size and cancellations), so all of the error is
+    rounding of the read-out."""
+    beta = fit_readout(Z_train, y_train)
+    return relative_error(Z_test @ fit_readout(Z_train, Z_train @ beta), Z_test @ beta)
+
+
+#: The score scales ``s`` tried by ``fit_scales`` (log-spaced, 10^-3 .. 10^3).
+SCALES = 10.0 ** np.arange(-3.0, 3.5, 0.5)
+
+
+def fit_scales(model: PolynomialBlocks, x: np.ndarray, targets: list[np.ndarray]) -> list[float]:
+    """The learned score scale of the ``softmax_scaled`` blocks for each target ``y`` in
+    ``targets`` (values at ``x``): the ``s`` in ``SCALES`` whose least-squares read-out leaves the
+    smallest training residual (the first on ties)."""
+    residual = np.empty((len(SCALES), len(targets)))
+    for i, s in enumerate(SCALES):
+        Z = features(model, x, variant="softmax_scaled", scale=s)
+        residual[i] = [np.linalg.norm(Z @ fit_readout(Z, y) - y) for y in targets]
+    return [float(SCALES[i]) for i in np.argmin(residual, axis=0)]
+
+
 def staircase_error(d: int, blocks: int, degree: int, rng: np.random.Generator,
                     n_test: int = 2000, oversample: int = 4) -> dict:
     """Max relative error of the read-out on ``n_test`` points of ``[-1, 1]^d`` for a random
@@ -158,20 +231,23 @@ def staircase_error(d: int, blocks: int, degree: int, rng: np.random.Generator,
     return {
         "d": d, "blocks": blocks, "degree": degree, "tokens": model.tokens,
         "parameters_readout": model.tokens,
-        "max_rel_error": float(np.max(np.abs(pred - y)) / np.max(np.abs(y))),
+        "max_rel_error": relative_error(pred, y),
         "condition": float(np.linalg.cond(Z)),
         "block_algebra_error": float(algebra),
     }
 
 
-def regression_excess(d: int, blocks: int, degree: int, n_train: int, sigma: float,
-                      rng: np.random.Generator, n_test: int = 2000) -> float:
-    """Excess test risk ``E[(prediction - P(x))^2]`` (= expected test MSE minus ``sigma^2``) of
-    the least-squares read-out from ``n_train`` noisy samples ``P(x) + sigma eps``."""
-    model = make_blocks(d, blocks, rng)
-    poly = random_polynomial(d, degree, rng)
-    x = rng.uniform(-1, 1, size=(n_train, d))
-    y = evaluate_polynomial(poly, x) + sigma * rng.normal(size=n_train)
+def noisy_sample(poly, n: int, sigma: float, rng: np.random.Generator):
+    """``n`` points ``x`` uniform on ``[-1, 1]^d`` and noisy values ``P(x) + sigma eps``."""
+    d = len(poly[0][0])
+    x = rng.uniform(-1, 1, size=(n, d))
+    return x, evaluate_polynomial(poly, x) + sigma * rng.normal(size=n)
+
+
+def readout_excess(model: PolynomialBlocks, x: np.ndarray, y: np.ndarray, x_test: np.ndarray,
+                   f_test: np.ndarray) -> float:
+    """Excess test risk ``mean (prediction - P(x))^2`` over noise-free test values ``f_test``
+    of the least-squares read-out fitted to ``(x, y)``."""
     beta = fit_readout(features(model, x), y)
-    xt = rng.uniform(-1, 1, size=(n_test, d))
-    return float(np.mean((features(model, xt) @ beta - evaluate_polynomial(poly, xt)) ** 2))
+    return float(np.mean((features(model, x_test) @ beta - f_test) ** 2))
+

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cases import (
+    UA_ABLATION,
     UA_APPROXIMATION,
     UA_APPROXIMATION_SERIES,
     UA_LEMMA6,
@@ -30,7 +31,11 @@ from expressivity.contextual_mapping import contextual_properties
 from expressivity.experiments.universal_approximation.approximation import approximation_table
 from expressivity.experiments.universal_approximation.lemma6 import lemma6_check
 from expressivity.experiments.universal_approximation.patterns import assumption_table, sparse_mapping_table
-from expressivity.experiments.universal_approximation.polynomial import regression_table, staircase_table
+from expressivity.experiments.universal_approximation.polynomial import (
+    ablation_table,
+    regression_table,
+    staircase_table,
+)
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import dense_network, run_integer
 
@@ -56,6 +61,7 @@ def tables():
         "patterns": pd.DataFrame(assumption_table(**UA_PATTERNS)),
         "sparse_mapping": pd.DataFrame(sparse_mapping_table(**UA_SPARSE_MAPPING)),
         "polynomial_staircase": pd.DataFrame(staircase_table(**UA_STAIRCASE)),
+        "polynomial_ablation": pd.DataFrame(ablation_table(**UA_ABLATION)),
         "polynomial_regression": pd.DataFrame(regression_table(**UA_REGRESSION)),
     }
 
@@ -95,6 +101,28 @@ def changed(name, where=None, **columns):
         return {**tables, name: df}
 
     return change
+
+
+def exact_variant(variant):
+    """The ablation if ``variant`` were exact: its errors those of the softmax-free blocks on the
+    same cells (on the floor wherever blocks >= degree)."""
+
+    def change(tables):
+        df = tables["polynomial_ablation"].copy()
+        free = df[df["variant"] == "softmax_free"].set_index(["d", "blocks", "degree"])
+        rows = df["variant"] == variant
+        key = pd.MultiIndex.from_frame(df.loc[rows, ["d", "blocks", "degree"]])
+        for column in ("max_rel_error", "log10_error"):
+            df.loc[rows, column] = free.loc[key, column].to_numpy()
+        return {**tables, "polynomial_ablation": df}
+
+    return change
+
+
+def without_variants(*variants):
+    """The ablation run without ``variants`` (the config's ``variants`` list lacking them)."""
+    return lambda t: {**t, "polynomial_ablation": t["polynomial_ablation"][
+        ~t["polynomial_ablation"]["variant"].isin(variants)]}
 
 
 def broken_lemma6(tables):
@@ -164,7 +192,11 @@ CONTRADICTED = {
     # cells with blocks < degree relabelled as exact
     U + "polynomial_exact": changed("polynomial_staircase", blocks=lambda df: df["degree"]),
     U + "polynomial_cutoff": changed("polynomial_staircase", max_rel_error=0.0),
+    U + "polynomial_softmax_no_staircase": exact_variant("softmax"),
+    U + "polynomial_layernorm_no_staircase": exact_variant("layernorm"),
     U + "polynomial_no_tradeoff": changed("polynomial_regression", excess_mse=1.0),
+    U + "polynomial_mlp_floor": changed("polynomial_regression",
+                                       excess_mse=lambda df: 1.0 / df["n_train"]),
     U + "polynomial_floor": changed("polynomial_regression",
                                     excess_mse=lambda df: 1.0 / df["n_train"]),
 }
@@ -194,7 +226,11 @@ MISSING = {
     U + "sparse_shift_pitfall": empty("sparse_mapping"),
     U + "polynomial_exact": empty("polynomial_staircase"),
     U + "polynomial_cutoff": empty("polynomial_staircase"),
+    U + "polynomial_softmax_no_staircase": without_variants("softmax", "softmax_scaled"),
+    U + "polynomial_layernorm_no_staircase": without_variants("layernorm"),
     U + "polynomial_no_tradeoff": empty("polynomial_regression"),
+    U + "polynomial_mlp_floor": lambda t: {**t, "polynomial_regression": t["polynomial_regression"][
+        t["polynomial_regression"]["arm"] != "mlp"]},
     U + "polynomial_floor": empty("polynomial_regression"),
 }
 
@@ -239,3 +275,34 @@ def test_a_rate_inside_the_pre_asymptotic_band_is_underpowered():
     row = CLAIMS[RATE].judge({"approximation": rates(route="yun")})
     assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
     assert "yun/L2 at slope 1" in row["note"]
+
+
+def test_one_exact_softmax_arm_contradicts_the_softmax_claim(tables):
+    """The claim speaks of both softmax arms: the learned scale reaching the floor alone fails it."""
+    assert_fails(CLAIMS[U + "polynomial_softmax_no_staircase"],
+                 exact_variant("softmax_scaled")(tables))
+
+
+def test_the_ablation_claims_need_the_rounding_band(tables):
+    """Without the softmax-free arm there is no rounding band to stand above: not evaluated."""
+    for name in ("softmax", "layernorm"):
+        assert_not_evaluated(CLAIMS[U + f"polynomial_{name}_no_staircase"],
+                             without_variants("softmax_free")(tables))
+
+
+def test_a_floor_half_way_up_fails_the_no_tradeoff_finding(tables):
+    """Frozen blocks whose excess flattened at the middle size's value (a bias floor): the
+    interval leaves the margin around -1."""
+    def floor(df):
+        return df["variance_prediction"] + df["variance_prediction"].iloc[len(df) // 2]
+    exact = lambda df: (df["arm"] == "frozen blocks") & (df["blocks"] == df["degree"])  # noqa: E731
+    assert_fails(CLAIMS[U + "polynomial_no_tradeoff"],
+                 changed("polynomial_regression", exact, excess_mse=floor)(tables))
+
+
+def test_a_noisy_learning_curve_cannot_show_the_rate(tables):
+    """An equivalence test passes only on evidence: the same curve with each size's excess off by
+    a factor up to e (log-normal, sd 1) leaves an interval too wide for the margin."""
+    noise = np.exp(np.random.default_rng(0).normal(size=len(tables["polynomial_regression"])))
+    noisy = changed("polynomial_regression", excess_mse=lambda df: df["excess_mse"] * noise)
+    assert_fails(CLAIMS[U + "polynomial_no_tradeoff"], noisy(tables))

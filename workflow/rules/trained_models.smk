@@ -417,7 +417,7 @@ TM_CAP_PLAN = planned(
     supplied=["arm", "N"],
     device=TM_DEVICE,
 )
-FIGURES[TM]["capacity"] = plot("capacity")
+FIGURES[TM]["capacity"] = plot("capacity", verdict=True)
 
 
 rule tm_capacity:

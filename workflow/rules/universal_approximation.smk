@@ -39,6 +39,7 @@ TABLES[UA] = {
     "patterns": COMPUTED,
     "sparse_mapping": COMPUTED,
     "polynomial_staircase": COMPUTED,
+    "polynomial_ablation": COMPUTED,
     "polynomial_regression": COMPUTED,
 }
 FIGURES[UA] = {
@@ -48,6 +49,7 @@ FIGURES[UA] = {
     "pattern_connections": plot("patterns", verdict=True),
     "pattern_depth": plot("patterns"),
     "polynomial_staircase": plot("polynomial_staircase", verdict=True),
+    "polynomial_ablation": plot("polynomial_ablation", verdict=True),
     "polynomial_regression": plot("polynomial_regression", verdict=True),
 }
 
@@ -196,6 +198,26 @@ rule ua_staircase:
         **job_params(UA, "polynomial.staircase_table", "polynomial"),
     script:
         script_path(UA, "staircase")
+
+
+rule ua_ablation:
+    """Fang et al.'s adaptations ablated: the staircase of every block variant, with the floor."""
+    input:
+        lib=script_deps(UA, "ablation"),
+    output:
+        table_output(UA, "polynomial_ablation"),
+    log:
+        f"logs/{UA}/ablation.log",
+    benchmark:
+        f"results/benchmarks/{UA}/ablation.tsv"
+    conda:
+        ENV
+    resources:
+        **planned(UA, "polynomial.ablation_cost", "polynomial_ablation"),
+    params:
+        **job_params(UA, "polynomial.ablation_table", "polynomial_ablation"),
+    script:
+        script_path(UA, "ablation")
 
 
 rule ua_regression:

@@ -429,7 +429,9 @@ def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = ()
     <stage>.csv``) that names ``figure`` (``<stage>/<name>``), in the table's order, each wrapped
     to ``width`` characters; only those called ``names`` (ids without the stage) when given."""
     rows = claims[claims["figure"] == f"figures/{figure}.png"]
-    return ["\n".join(textwrap.wrap(verdict(row), width)) for _, row in rows.iterrows()
+    # never at a hyphen: the line must read back as the verdict with white space collapsed
+    return ["\n".join(textwrap.wrap(verdict(row), width, break_on_hyphens=False))
+            for _, row in rows.iterrows()
             if not names or row["id"].split(".", 1)[-1] in names]
 
 

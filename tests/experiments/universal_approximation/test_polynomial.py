@@ -4,19 +4,26 @@ their settings are checked before any work (the rows are checked by the stage's 
 import math
 
 import pytest
-from cases import UA_REGRESSION, UA_STAIRCASE
+from cases import UA_ABLATION, UA_REGRESSION, UA_STAIRCASE
 
 from expressivity.experiments.universal_approximation.polynomial import (
+    ablation_table,
     regression_table,
     staircase_table,
 )
 
 #: The jobs' functions and the keywords ci.yaml gives them.
-JOBS = {"staircase": (staircase_table, UA_STAIRCASE), "regression": (regression_table, UA_REGRESSION)}
+JOBS = {"staircase": (staircase_table, UA_STAIRCASE), "regression": (regression_table, UA_REGRESSION),
+        "ablation": (ablation_table, UA_ABLATION)}
 CASES = [("staircase", {"d": []}, "d"), ("staircase", {"max_blocks": 0}, "max_blocks"),
          ("staircase", {"n_test": math.nan}, "n_test"), ("regression", {"sigma": math.nan}, "sigma"),
          ("regression", {"repeats": 0}, "repeats"), ("regression", {"n_train": []}, "n_train"),
-         ("regression", {"degree": 1}, "degree")]
+         ("regression", {"degree": 1}, "degree"), ("ablation", {"variants": ["softmax"]}, "variants"),
+         ("regression", {"mlp_repeats": 1000}, "mlp_repeats"),
+         ("regression", {"mlp_restarts": 0}, "mlp_restarts"),
+         ("ablation", {"variants": ["softmax_free", "relu"]}, "variants"),
+         ("ablation", {"variants": "softmax_free"}, "variants"),
+         ("ablation", {"max_degree": 0}, "max_degree"), ("ablation", {"d": [0]}, "d")]
 
 
 @pytest.mark.parametrize("job, change, named", CASES,
@@ -34,3 +41,18 @@ def test_staircase_rows_cover_every_dimension_blocks_and_degree():
     cells = {(r["d"], r["blocks"], r["degree"]) for r in rows}
     assert len(rows) == len(cells) == len(UA_STAIRCASE["d"]) * UA_STAIRCASE["max_blocks"] \
         * UA_STAIRCASE["max_degree"]
+
+
+def test_ablation_rows_cover_every_variant_dimension_blocks_and_degree():
+    rows = ablation_table(**UA_ABLATION)
+    cells = {(r["variant"], r["d"], r["blocks"], r["degree"]) for r in rows}
+    assert len(rows) == len(cells) == len(UA_ABLATION["variants"]) * len(UA_ABLATION["d"]) \
+        * UA_ABLATION["max_blocks"] * UA_ABLATION["max_degree"]
+
+
+def test_ablation_variants_share_their_draws():
+    """Every variant reads out the same targets on the same points: the softmax-free rows do not
+    depend on which other variants run, and each row's floor is its cell's."""
+    alone = ablation_table(**{**UA_ABLATION, "variants": ["softmax_free"]})
+    both = [r for r in ablation_table(**UA_ABLATION) if r["variant"] == "softmax_free"]
+    assert alone == both

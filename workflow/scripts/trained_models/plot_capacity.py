@@ -3,13 +3,14 @@ bars from the lowest to the highest seed) against the FFN width q, one panel per
 per arm; filled markers: some seed reaches 99.5 % of the set-consistent ceiling; the exact
 token-only ceiling drawn as the baseline."""
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["arm", "N", "a", "q", "cell_accuracy_mean",
+df = read_table(snakemake.input.capacity, ["arm", "N", "a", "q", "cell_accuracy_mean",
                                      "cell_accuracy_min", "cell_accuracy_max", "cell_existence",
                                      "token_ceiling", "set_ceiling", "target", "seed_index"])
 cells = df.groupby(["arm", "N", "a", "q"], sort=False, as_index=False).first()
@@ -46,14 +47,8 @@ with figure(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False) as (fig
         ax.legend(fontsize=6)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    def reaching(arm):
-        """The cells of ``arm`` and how many of them some seed brings to the target."""
-        own = cells[cells["arm"] == arm]
-        return int((own["cell_existence"] == EXISTS).sum()), len(own)
-
-    said = [f"{arm} reaches the target in {k} of {m} cells" for arm in ("sgd", "uniform")
-            for k, m in [reaching(arm)] if m]
-    fig.suptitle("One-layer memorization on CoNLL-shaped data: " + "; ".join(said)
-                 + f"\n({df['seed_index'].nunique()} seeds; filled: some seed reaches it)",
-                 fontsize=10)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/capacity")
+    fig.suptitle("\n".join([f"One-layer memorization on CoNLL-shaped data "
+                            f"({df['seed_index'].nunique()} seeds; filled: some seed at the "
+                            "target)", *verdicts]), fontsize=10)
     save(fig, snakemake.output.png, snakemake.output.pdf)

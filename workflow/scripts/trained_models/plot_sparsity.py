@@ -34,6 +34,6 @@ with figure(1, 1, figsize=(7.5, 4.6)) as (fig, ax):
     ax.set_xlim(0, 1.05)
     ax.legend(fontsize=7, ncol=2)
     ax.set_title(f"Copying against sparsity, n = {r['n']}, depth {r['depth']}, "
-                 f"{df['seed_index'].nunique()} seeds (filled: some seed reaches the target)",
+                 f"{df['seed_index'].nunique()} seeds (filled: at least one seed at the target)",
                  fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

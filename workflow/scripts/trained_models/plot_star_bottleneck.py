@@ -35,5 +35,5 @@ with figure(1, 1, figsize=(7, 4.4)) as (fig, ax):
     ax.set_ylabel("held-out copy accuracy per token\n(mean, lowest to highest seed)")
     ax.legend(fontsize=7)
     ax.set_title(f"STAR's relay, depth {r['depth']}, {df['seed_index'].nunique()} seeds "
-                 "(filled: some seed reaches the target)", fontsize=9)
+                 "(filled: at least one seed at the target)", fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

@@ -1,4 +1,5 @@
-"""Figure: excess risk of the polynomial regression against the sample size."""
+"""Figure: excess risk of the polynomial regression against the sample size: frozen blocks (L =
+degree and L = degree - 1) and the tanh network of equal parameter count, on the same draws."""
 
 from expressivity.claims import verdict_lines
 from expressivity.io import read_table
@@ -8,21 +9,29 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_regression)
 with figure(figsize=(7.2, 4.0)) as (fig, ax):
-    for i, (L, part) in enumerate(df.groupby("blocks")):
-        deg = int(part["degree"].iloc[0])
+    blocks = df[df["arm"] == "frozen blocks"]
+    for i, (L, part) in enumerate(blocks.groupby("blocks")):
+        deg, L = int(part["degree"].iloc[0]), int(L)
         ax.errorbar(part["n_train"], part["excess_mse"], yerr=part["excess_mse_sem"],
                     marker=MARKERS[i], ms=3, color=PALETTE[i], capsize=2,
-                    label=f"L = {L} blocks, degree {deg}")
+                    label=f"frozen blocks, L = {L}, degree {deg} ({int(part['parameters'].iloc[0])}"
+                          f" fitted parameters, {int(part['repeats'].iloc[0])} draws)")
         if L >= deg:
             ax.plot(part["n_train"], part["variance_prediction"], color=PALETTE[i], ls=":",
                     label="σ² T / N")
+    mlp = df[df["arm"] == "mlp"].sort_values("n_train")
+    if len(mlp):
+        ax.errorbar(mlp["n_train"], mlp["excess_mse"], yerr=mlp["excess_mse_sem"], marker="D",
+                    ms=3, color=PALETTE[3], capsize=2,
+                    label=f"tanh MLP, {int(mlp['parameters'].iloc[0])} parameters "
+                          f"({int(mlp['repeats'].iloc[0])} draws)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("training samples N")
     ax.set_ylabel("test MSE − σ² (excess risk)")
     verdicts = verdict_lines(read_table(snakemake.input.claims),
                              "universal_approximation/polynomial_regression")
-    fig.suptitle("\n".join(["Fixed attention blocks: excess risk of polynomial regression", *verdicts]),
+    fig.suptitle("\n".join(["Polynomial regression: excess risk of frozen blocks and an MLP", *verdicts]),
                  fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)
