@@ -258,9 +258,10 @@ def _ablation(heads, head_sizes, full_rank, d):
 LINE_POINTS = 2 * (2**12 + 1)
 
 
-def _line_fits(d, vocab_size, pairs, heads_pairs):
-    """At d = 1 the tokens of a segment-pair dataset are distinct points of a finite grid."""
-    tokens = vocab_size + 4 * max(pairs, heads_pairs)
+def _line_fits(d, vocab_size, pairs, heads_pairs, masked_pairs):
+    """At d = 1 the tokens of a segment-pair dataset (full or prefix pairs, over the memorization
+    vocabulary) are distinct points of a finite grid."""
+    tokens = vocab_size + 4 * max(pairs, heads_pairs, masked_pairs)
     if d > 1 or 2 * tokens <= LINE_POINTS:
         return None
     return (f"at d = 1 the vocabulary and the 4 interior tokens per segment pair ({tokens} tokens) "
@@ -426,7 +427,7 @@ RELATIONS: list[Relation] = [
     Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",
               f"{TM}.memorization.d"), _ablation),
     Relation((f"{TM}.memorization.d", f"{TM}.memorization.vocab_size", f"{TM}.memorization.pairs",
-              f"{TM}.heads_rank.pairs"), _line_fits),
+              f"{TM}.heads_rank.pairs", f"{TM}.masked.pairs"), _line_fits),
 ]
 
 

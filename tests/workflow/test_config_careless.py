@@ -152,6 +152,9 @@ RELATIONS = [
     # at d = 1 the grid-rounded tokens of a segment-pair dataset coincide (a late "eps must be > 0")
     Careless("line-vocabulary-too-large", {f"{MEM}.d": 1, f"{MEM}.vocab_size": 5000},
              (f"{MEM}.d", f"{MEM}.vocab_size", "distinct points")),
+    Careless("line-masked-pairs-too-many", {f"{MEM}.d": 1, f"{MEM}.vocab_size": 4000,
+                                            f"{TM}.masked.N": 64, f"{TM}.masked.pairs": 30},
+             (f"{TM}.masked.pairs", "distinct points")),
     # trained_models: models
     Careless("head-size-over-lowered-d", {f"{MEM}.d": 2, f"{HR}.head_sizes": [1, 4]},
              (f"{HR}.head_sizes", f"{MEM}.d")),
