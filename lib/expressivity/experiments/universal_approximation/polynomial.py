@@ -195,10 +195,10 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
 
 def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, oversample: int,
                  n_test: int) -> tuple[float, int]:
-    """Predicted CPU seconds (at most ``budget`` Adam steps a run, about 0.25 ms a step on
+    """Predicted CPU seconds (at most ``budget`` Adam steps a run, about 1 ms a step on
     these few tokens plus 2e9 flop/s of block products) and peak bytes."""
     runs = len(variants) * seeds * len(learning_rates(lr))
-    seconds = sum(runs * budget * (2.5e-4 + 3 * _block_flops(d, L, oversample * n_tokens(d, L))
+    seconds = sum(runs * budget * (1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L))
                                    / 2e9) for L in blocks for _ in trained_degrees(L))
     T = n_tokens(d, max(blocks))
     return seconds, round((150 + 8 * (oversample * T + n_test) * T * (2 * T + 1) * 4 / 1e6) * MB)
