@@ -30,7 +30,6 @@ import torch
 from expressivity.polynomial import embed, make_blocks, n_tokens, readout_floor, relative_error
 from expressivity.training_protocol import Monitor, Protocol
 
-
 #: The unit roundoff of float64, the lowest floor a read-out can have.
 EPS = float(np.finfo(float).eps) / 2
 

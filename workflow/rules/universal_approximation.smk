@@ -237,7 +237,9 @@ rule ua_trained:
     resources:
         **planned(UA, "polynomial.trained_cost", "polynomial_trained"),
     params:
-        **job_params(UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"]),
+        **job_params(
+            UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"]
+        ),
     script:
         script_path(UA, "trained")
 

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from expressivity.arguments import finite_number, integer
+from expressivity.experiments.trained_models.runs import cell_rows, learning_rates
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
 from expressivity.mlp_regression import fit_mlp, n_parameters, width_for
 from expressivity.polynomial import (
@@ -28,7 +29,6 @@ from expressivity.polynomial import (
     relative_error,
     staircase_error,
 )
-from expressivity.experiments.trained_models.runs import cell_rows, learning_rates
 from expressivity.rng import generator
 from expressivity.trained_polynomial import degree_bound, train_blocks
 from expressivity.training_protocol import Protocol
