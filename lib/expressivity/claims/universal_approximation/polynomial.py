@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from expressivity.claims import Claim, Measurement, Power, not_evaluated, on_items
-from expressivity.claims.trained_models.common import PROTOCOL, cells, existence_value
 from expressivity.claims.universal_approximation.common import FANG, FANG_PROV
 from expressivity.fit import loglog_fit
 from expressivity.slope_tests import lines
+from expressivity.training_protocol import EXISTS, NONE_EXISTS
 
 
 def _stair(t, exact):
@@ -147,6 +147,12 @@ TRAINED_CELLS = {
 }
 
 
+#: The control of every training claim (the trained-models protocol, ``training_protocol``).
+PROTOCOL = ("another seed and a longer run: every cell runs several seeds, no run is called a "
+            "plateau before its learning rate decayed and it stalled over a second window, and a "
+            "cell with a run at its budget decides nothing")
+
+
 def _trained(t, variant: str, which: str, every: bool):
     """Over the trained cells ``which`` of ``variant``: with ``every`` the fraction of cells where
     some seed reached the target (existence in every cell), else the number of such cells (none
@@ -154,11 +160,11 @@ def _trained(t, variant: str, which: str, every: bool):
     others do not decide it already."""
     df = t["polynomial_trained"]
     part = df[df["variant"] == variant]
-    c = cells(part, ["blocks", "degree"]) if len(part) else part
+    c = part.groupby(["blocks", "degree"], as_index=False).first() if len(part) else part
     c = c[TRAINED_CELLS[which](c)] if len(c) else c
     if (m := on_items(len(c), f"{variant} cell ({which})")):
         return m
-    values = c["cell_existence"].map(existence_value)
+    values = c["cell_existence"].map({EXISTS: 1.0, NONE_EXISTS: 0.0})
     note = "; ".join(f"L = {r.blocks}, degree {r.degree}: {r.cell_existence}, {r.cell_reached}/"
                      f"{r.cell_seeds} seeds (95 % {r.cell_reliability_lo:.2f}-"
                      f"{r.cell_reliability_hi:.2f})" for r in c.itertuples())

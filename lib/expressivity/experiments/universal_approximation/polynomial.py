@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from expressivity.arguments import finite_number, integer
-from expressivity.experiments.trained_models.runs import cell_rows, learning_rates
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
 from expressivity.mlp_regression import fit_mlp, n_parameters, width_for
 from expressivity.polynomial import (
@@ -31,7 +30,7 @@ from expressivity.polynomial import (
 )
 from expressivity.rng import generator
 from expressivity.trained_polynomial import degree_bound, train_blocks
-from expressivity.training_protocol import Protocol
+from expressivity.training_protocol import Protocol, cell_summary
 
 
 def _block_flops(d: int, blocks: int, inputs: int) -> float:
@@ -151,14 +150,16 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
     features' float64 read-out floor; the band (decades) is measured in the same run: the largest
     error over floor of the fixed construction with ``degree`` blocks (exact) on the same cells.
     One row per run with its cell's summary over seeds (existence, reliability with its Wilson
-    interval; ``runs.cell_rows``)."""
+    interval; ``training_protocol.cell_summary``) and the protocol's settings."""
     d, seeds = integer("d", d, 1), integer("seeds", seeds, 1)
     blocks, n_test = sizes("blocks", blocks, 1), integer("n_test", n_test, 1)
     oversample = integer("oversample", oversample, 1)
     if isinstance(variants, str) or not variants or any(v not in TRAINED_VARIANTS for v in variants):
         raise ValueError(f"variants must be a list of trained block variants "
                          f"({', '.join(TRAINED_VARIANTS)}), got {variants!r}")
-    lrs = learning_rates(lr)
+    lrs = [finite_number("lr", v) for v in lr] if isinstance(lr, (list, tuple)) else []
+    if not lrs or min(lrs) <= 0:
+        raise ValueError(f"lr must be a non-empty list of learning rates > 0, got {lr!r}")
     proto = Protocol(target=1.0, budget=budget, every=every, window=window, min_gain=min_gain,
                      decay=lr_decay)
     cells = []
@@ -184,9 +185,10 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
                     for rate in lrs for i in range(seeds)]
             for i, run in enumerate(runs):
                 run["seed"] = i % seeds
-            rows += cell_rows(runs, proto, variant=variant, d=d, blocks=L, degree=k,
-                              tokens=n_tokens(d, L), degree_bound=degree_bound(L),
-                              fixed_gap=gap, band=band)
+            cell = {"variant": variant, "d": d, "blocks": L, "degree": k, "tokens": n_tokens(d, L),
+                    "degree_bound": degree_bound(L), "fixed_gap": gap, "band": band,
+                    **cell_summary(runs), **proto.settings()}
+            rows += [{**cell, **run} for run in runs]
             if log is not None:
                 log.info("L = %d, degree %d, %s: %s", L, k, variant,
                          " ".join(f"{r['max_rel_error']:.1e}" for r in runs))
@@ -197,7 +199,7 @@ def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, overs
                  n_test: int) -> tuple[float, int]:
     """Predicted CPU seconds (at most ``budget`` Adam steps a run, about 1 ms a step on
     these few tokens plus 2e9 flop/s of block products) and peak bytes."""
-    runs = len(variants) * seeds * len(learning_rates(lr))
+    runs = len(variants) * seeds * len(lr)
     seconds = sum(runs * budget * (1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L))
                                    / 2e9) for L in blocks for _ in trained_degrees(L))
     T = n_tokens(d, max(blocks))
