@@ -16,7 +16,7 @@ from expressivity.plotting import PALETTE, figure, save
 job_log(snakemake)
 df = read_table(snakemake.input.polynomial_trained)
 verdicts = verdict_lines(read_table(snakemake.input.claims),
-                         "universal_approximation/polynomial_trained")
+                         "universal_approximation/polynomial_trained", width=95)
 COLOURS = {"softmax_free": PALETTE[0], "softmax": PALETTE[3]}
 LABELS = {"softmax_free": "softmax-free", "softmax": "row softmax"}
 variants = [v for v in COLOURS if v in set(df["variant"])]
@@ -25,7 +25,8 @@ finite = df["log10_error"].replace(np.inf, np.nan)
 low = 10.0 ** np.floor(min(df["log10_floor"].min(), finite.min()) - 0.5)
 high = 10.0 ** np.ceil(max(finite.max(), 0.0) + 0.5)
 band = float(df["band"].iloc[0])
-with figure(1, len(Ls), figsize=(4.2 * len(Ls) + 2.2, 4.4), sharey=True, squeeze=False) as (
+with figure(1, len(Ls), figsize=(max(4.2 * len(Ls) + 2.6, 9.6), 5.6), sharey=True,
+            squeeze=False) as (
         fig, axes):
     for ax, L in zip(axes[0], Ls, strict=True):
         part = df[df["blocks"] == L]
@@ -41,8 +42,9 @@ with figure(1, len(Ls), figsize=(4.2 * len(Ls) + 2.2, 4.4), sharey=True, squeeze
                 ax.scatter(x, np.clip(r.max_rel_error, low, high), s=18, zorder=3,
                            color=COLOURS[variant], facecolors=COLOURS[variant] if reached
                            else "none", lw=0.9)
-                ax.plot([x, x], [r.floor, r.floor * 10**band], color=COLOURS[variant], lw=2.2,
-                        alpha=0.35, solid_capstyle="butt")
+                ax.plot([x - 0.04, x + 0.04, x + 0.04, x - 0.04, x - 0.04],
+                        [r.floor, r.floor, r.floor * 10**band, r.floor * 10**band, r.floor],
+                        color=COLOURS[variant], lw=0.9)
         ax.axvline(pos[max(k for k in degrees if k <= L)] + 0.5, color="0.4", ls="--", lw=0.8)
         bound = [k for k in degrees if k <= 3**L]
         ax.axvline(pos[max(bound)] + 0.5, color="0.4", ls=":", lw=0.9)
@@ -59,8 +61,8 @@ with figure(1, len(Ls), figsize=(4.2 * len(Ls) + 2.2, 4.4), sharey=True, squeeze
     handles += [Line2D([], [], color="0.3", marker="o", lw=0, label="run at its target"),
                 Line2D([], [], color="0.3", marker="o", mfc="none", lw=0,
                        label="run stopped elsewhere"),
-                Patch(color="0.3", alpha=0.35, label=f"read-out floor and its band\n"
-                                                      f"({band:.2f} decades, measured)"),
+                Patch(facecolor="none", edgecolor="0.3", label=f"read-out floor to the band\n"
+                                                               f"({band:.2f} decades, measured)"),
                 Line2D([], [], color="0.4", ls="--", lw=0.8, label="degree L (fixed blocks)"),
                 Line2D([], [], color="0.4", ls=":", lw=0.9, label="degree 3^L (trained bound)")]
     axes[0, -1].legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0))
