@@ -24,10 +24,9 @@ from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
 from expressivity.joblog import Progress
 from expressivity.replica_training import FlatReplicas, ReplicaAdam, train_replicas
-from expressivity.torch_runtime import check_device
-from expressivity.training import token_losses
+from expressivity.training import ClassifierReplicas, token_losses
 from expressivity.training_protocol import Protocol
-from expressivity.transformer_models import SIGMAS, TokenClassifier, check_seeds
+from expressivity.transformer_models import SIGMAS, TokenClassifier
 
 #: The optimisers a minibatch run can use.
 OPTIMISERS = ("sgd", "adam")
@@ -113,26 +112,11 @@ def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
     batch = integer("batch", batch, 1, ds.N)
-    device, seeds = check_device(device), check_seeds(seeds)
-    model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, None, dtype,
-                            seeds).to(device)
-    sizes = {"ffn_parameters": model.ffn_parameters(),
-             "attention_parameters": model.attention_parameters()}
-    params = FlatReplicas(model)
-    X = torch.as_tensor(ds.inputs(), dtype=dtype, device=device)
-    y = torch.as_tensor(ds.labels, device=device)
-    snapshots: list[dict] = [{"w": None, "lam": None} for _ in seeds]
-
-    def snapshot(replica: int, row: int) -> None:
-        att = model.attention
-        if att is not None:
-            snapshots[replica] = {"w": att.w[row].detach().cpu().numpy().copy(),
-                                  "lam": att.log_lam[row].detach().exp().cpu().numpy().copy()}
-
+    c = ClassifierReplicas(ds, width=width, heads=heads, head_size=head_size, w_fixed=None,
+                           causal=False, dtype=dtype, seeds=seeds, device=device)
     factory = ReplicaAdam if optimiser == "adam" else (
         lambda p, rate: ReplicaSGD(p, rate, momentum))
-    monitors, _ = train_replicas(params, _MiniBatches(model, X, y, sigma, batch, order_rng),
-                                 protocol, lr, optimizer=factory, on_stop=snapshot,
+    monitors, _ = train_replicas(c.params, _MiniBatches(c.model, c.X, c.y, sigma, batch, order_rng),
+                                 protocol, lr, optimizer=factory, on_stop=c.snapshot,
                                  progress=progress, done_before=done_before)
-    return {"runs": [{**m.result(), **snap} for m, snap in zip(monitors, snapshots, strict=True)],
-            **sizes}
+    return {"runs": c.runs(monitors), **c.sizes}

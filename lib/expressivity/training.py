@@ -106,6 +106,37 @@ class _FullBatch:
         pass
 
 
+class ClassifierReplicas:
+    """What a memorization run trains: one ``TokenClassifier`` per seed on ``ds`` (``model``,
+    its flat parameters ``params``), the inputs ``X`` and labels ``y`` on ``device``, the sizes
+    of the model, and ``snapshot``, the stop hook that keeps each replica's attention weights
+    (``"w"``, ``"lam"``; None without attention) at its stop."""
+
+    def __init__(self, ds: TokenDataset, *, width: int, heads: int, head_size: int,
+                 w_fixed: np.ndarray | None, causal: bool, dtype: torch.dtype,
+                 seeds: tuple[int, ...], device: torch.device | None):
+        self.device, self.seeds = check_device(device), check_seeds(seeds)
+        self.model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size,
+                                     w_fixed, dtype, self.seeds, causal).to(self.device)
+        self.sizes = {"ffn_parameters": self.model.ffn_parameters(),
+                      "attention_parameters": self.model.attention_parameters()}
+        self.params = FlatReplicas(self.model)
+        self.X = torch.as_tensor(ds.inputs(), dtype=dtype, device=self.device)
+        self.y = torch.as_tensor(ds.labels, device=self.device)
+        self.snapshots: list[dict] = [{"w": None, "lam": None} for _ in self.seeds]
+
+    def snapshot(self, replica: int, row: int) -> None:
+        att = self.model.attention
+        if att is not None:
+            w = att.w if att.w.ndim == 3 else att.w[row]  # a fixed w is shared by the replicas
+            self.snapshots[replica] = {"w": w.detach().cpu().numpy().copy(),
+                                       "lam": att.log_lam[row].detach().exp().cpu().numpy().copy()}
+
+    def runs(self, monitors) -> list[dict]:
+        """Per seed: its monitor's result with its attention weights at the stop."""
+        return [{**m.result(), **snap} for m, snap in zip(monitors, self.snapshots, strict=True)]
+
+
 def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: Protocol,
              lr: float, heads: int = 1, head_size: int = 1, w_fixed: np.ndarray | None = None,
              sigma: str = "softmax", causal: bool = False, dtype: torch.dtype = torch.float32,
@@ -128,30 +159,14 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
         raise ValueError(f"sigma must be one of {SIGMAS}, got {sigma!r}")
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         raise ValueError(f"dtype must be a floating-point torch dtype, got {dtype!r}")
-    device, seeds = check_device(device), check_seeds(seeds)
-    model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size, w_fixed,
-                            dtype, seeds, causal).to(device)
-    sizes = {"ffn_parameters": model.ffn_parameters(),
-             "attention_parameters": model.attention_parameters()}
-    params = FlatReplicas(model)
-    X = torch.as_tensor(ds.inputs(), dtype=dtype, device=device)
-    y = torch.as_tensor(ds.labels, device=device)
-    snapshots: list[dict] = [{"w": None, "lam": None} for _ in seeds]
-
-    def snapshot(replica: int, row: int) -> None:
-        att = model.attention
-        if att is not None:
-            snapshots[replica] = {"w": (att.w if att.w.ndim == 3 else att.w[row]).detach().cpu()
-                                  .numpy().copy(),
-                                  "lam": att.log_lam[row].detach().exp().cpu().numpy().copy()}
-
-    monitors, curves = train_replicas(params, _FullBatch(model, X, y, sigma), protocol, lr,
-                                      on_stop=snapshot, graphs=_graphs(graphs, device),
+    c = ClassifierReplicas(ds, width=width, heads=heads, head_size=head_size, w_fixed=w_fixed,
+                           causal=causal, dtype=dtype, seeds=seeds, device=device)
+    monitors, curves = train_replicas(c.params, _FullBatch(c.model, c.X, c.y, sigma), protocol, lr,
+                                      on_stop=c.snapshot, graphs=_graphs(graphs, c.device),
                                       progress=progress, done_before=done_before)
     curve = [{"seed": seed, "epoch": p["step"], "loss": p["loss"], "accuracy": p["accuracy"]}
-             for seed, points in zip(seeds, curves, strict=True) for p in points]
-    return {"runs": [{**m.result(), **snap} for m, snap in zip(monitors, snapshots, strict=True)],
-            "curve": curve, **sizes}
+             for seed, points in zip(c.seeds, curves, strict=True) for p in points]
+    return {"runs": c.runs(monitors), "curve": curve, **c.sizes}
 
 
 class _FreshBatches:
