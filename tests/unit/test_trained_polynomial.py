@@ -1,13 +1,10 @@
-"""Trained polynomial blocks: the degree bound 3^L of their features, the protocol's metric, and a
-run that stops under the protocol."""
-
-import math
+"""Trained polynomial blocks (expressivity.trained_polynomial): the degree bound 3^L of their
+features and the protocol's metric."""
 
 import numpy as np
 import pytest
 import torch
 
-from expressivity.experiments.universal_approximation.polynomial import trained_degrees, trained_table
 from expressivity.polynomial import embed, make_blocks
 from expressivity.trained_polynomial import TrainedBlocks, degree_bound, floor_accuracy
 
@@ -55,26 +52,3 @@ def test_floor_accuracy_is_the_fraction_of_decades_to_the_band():
     assert floor_accuracy(10.0, 1e-15, 1.0) == 0.0
     with pytest.raises(ValueError, match="floor"):
         floor_accuracy(1e-3, 1e-1, 2.0)
-
-
-def test_trained_degrees_reach_past_the_bound():
-    assert trained_degrees(1) == [1, 2, 4]
-    assert trained_degrees(2) == [1, 2, 3, 10]
-
-
-def test_a_cell_of_runs_reports_the_protocol_and_its_floor():
-    rows = trained_table(d=1, blocks=[1], variants=["softmax_free"], seeds=2, lr=[0.01], budget=40,
-                         every=10, window=20, min_gain=0.01, lr_decay=10, oversample=4,
-                         n_test=50, seed=0)
-    assert len(rows) == 2 * len(trained_degrees(1))
-    for row in rows:
-        assert row["outcome"] in ("reached", "plateau", "budget", "diverged")
-        assert row["band"] >= 0 and math.isfinite(row["log10_floor"])
-        assert row["budget"] == 40 and row["cell_seeds"] == 2
-
-
-def test_unknown_variant_is_refused_before_work():
-    with pytest.raises(ValueError, match="variants"):
-        trained_table(d=1, blocks=[1], variants=["layernorm"], seeds=2, lr=[0.01], budget=40,
-                      every=10, window=20, min_gain=0.01, lr_decay=10, oversample=4, n_test=50,
-                      seed=0)
