@@ -326,9 +326,9 @@ def _table_of(path: Path) -> str:
     memorization curves belong to none)."""
     if path.name.endswith("_curve.csv"):
         return ""
-    return {"memorize": "memorization_runs", "heads": "heads_rank", "width": "width_vs_N",
-            "copy": "copy_depth", "sparsity": "sparsity", "star": "star_bottleneck",
-            "hybrid": "hybrid"}.get(path.parent.name, "")
+    return {"memorize": "memorization_runs", "masked": "masked_runs", "heads": "heads_rank",
+            "width": "width_vs_N", "copy": "copy_depth", "sparsity": "sparsity",
+            "star": "star_bottleneck", "hybrid": "hybrid"}.get(path.parent.name, "")
 
 
 def main() -> None:

@@ -43,12 +43,12 @@ def panel(ax, curve, runs, *, what: str, ceiling: str) -> None:
     ax.set_xlabel("epoch (full-batch Adam steps; each seed stops at 100 % or on a plateau after "
                   f"its\nlearning-rate decay, window {r['window']})")
     ax.set_ylabel("training accuracy (per token)")
-    ax.set_title(f"{what}: N = {r['N']} ({r['pairs']} pairs), n = {r['n']}, d = {r['d']}, "
+    ax.set_title(f"{what}\nN = {r['N']} ({r['pairs']} pairs), n = {r['n']}, d = {r['d']}, "
                  f"q = {r['width']}; {runs['seed_index'].nunique()} seeds", fontsize=9)
     ax.legend(fontsize=6.5, loc="lower right")
 
 
-with figure(1, 2, figsize=(13, 4.8), sharey=True) as (fig, (full, masked)):
+with figure(1, 2, figsize=(13, 5.2), sharey=True) as (fig, (full, masked)):
     panel(full, read_table(snakemake.input.memorization_curve, CURVE),
           read_table(snakemake.input.memorization_runs, RUNS),
           what="Attention on segment pairs",

@@ -109,7 +109,7 @@ def memorization_rows(*, arm: str, seed: int, threads: int, device: str, seeds: 
     proto = protocol(target=TARGET, budget=budget, every=every, window=window, min_gain=min_gain,
                      lr_decay=lr_decay)
     runs, curves, sizes = _train(
-        sp, width=width, seeds=run_seeds(seed, "memorize", seeds, arm=arm),
+        sp, width=width, seeds=run_seeds(seed, "masked" if causal else "memorize", seeds, arm=arm),
         lrs=learning_rates(lr), proto=proto, log=log, label=arm,
         heads=heads, head_size=1, w_fixed=w_fixed, sigma=sigma, causal=causal, device=dev)
     for run in runs:
