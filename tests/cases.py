@@ -201,6 +201,7 @@ UA_SPARSE_MAPPING = job_params(_UA, "patterns.sparse_mapping_table", "sparse_map
 UA_STAIRCASE = job_params(_UA, "polynomial.staircase_table", "polynomial")
 UA_ABLATION = job_params(_UA, "polynomial.ablation_table", "polynomial_ablation")
 UA_REGRESSION = job_params(_UA, "polynomial.regression_table", "regression")
+UA_TRAINED = job_params(_UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"])
 
 # ---- trained_models ----
 TM = section("trained_models")

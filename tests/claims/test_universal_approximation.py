@@ -22,6 +22,7 @@ from cases import (
     UA_SPARSE_MAPPING,
     UA_STAIRCASE,
     UA_TARGETS,
+    UA_TRAINED,
 )
 from verdicts import assert_fails, assert_not_evaluated, assert_passes
 
@@ -35,6 +36,7 @@ from expressivity.experiments.universal_approximation.polynomial import (
     ablation_table,
     regression_table,
     staircase_table,
+    trained_table,
 )
 from expressivity.quantization import grid_digits
 from expressivity.selective_shift import dense_network, run_integer
@@ -63,6 +65,7 @@ def tables():
         "polynomial_staircase": pd.DataFrame(staircase_table(**UA_STAIRCASE)),
         "polynomial_ablation": pd.DataFrame(ablation_table(**UA_ABLATION)),
         "polynomial_regression": pd.DataFrame(regression_table(**UA_REGRESSION)),
+        "polynomial_trained": pd.DataFrame(trained_table(**UA_TRAINED)),
     }
 
 
@@ -85,8 +88,36 @@ def rates(slope=derived_slope, inv_delta=(8, 12, 16, 24, 32, 48, 64), noise=0.03
 
 
 def claim_tables(tables, claim_id):
-    """The tables a claim is judged on: ci.yaml's, the rate finding's synthetic null."""
-    return {**tables, "approximation": rates()} if claim_id == RATE else tables
+    """The tables a claim is judged on: ci.yaml's, the rate finding's synthetic null, and the
+    trained blocks' ci.yaml runs (too short to decide) settled as the default run settles them."""
+    if claim_id == RATE:
+        return {**tables, "approximation": rates()}
+    if "polynomial_trained" in claim_id:
+        return settled(tables)
+    return tables
+
+
+def trained_existence(existence, where):
+    """The trained table with ``cell_existence`` set to ``existence`` on the cells ``where(df)``
+    selects (a cell's existence is all the trained claims read of its outcomes)."""
+    return lambda t: changed("polynomial_trained", where, cell_existence=existence)(t)
+
+
+def _nonaffine(df):
+    return (df["degree"] >= 2) & (df["degree"] <= df["degree_bound"])
+
+
+def settled(tables):
+    """The ci.yaml trained table decided as the statements read: softmax-free blocks reach the
+    floor up to degree 3^L and not beyond, softmax blocks nowhere."""
+    free = lambda df: df["variant"] == "softmax_free"  # noqa: E731
+    t = trained_existence("yes", lambda df: free(df) & (df["degree"] <= df["degree_bound"]))(tables)
+    t = trained_existence("no", lambda df: free(df) & (df["degree"] > df["degree_bound"]))(t)
+    return trained_existence("no", lambda df: ~free(df))(t)
+
+
+def settled_where(existence, where):
+    return lambda t: trained_existence(existence, where)(settled(t))
 
 
 def changed(name, where=None, **columns):
@@ -199,6 +230,15 @@ CONTRADICTED = {
                                        excess_mse=lambda df: 1.0 / df["n_train"]),
     U + "polynomial_floor": changed("polynomial_regression",
                                     excess_mse=lambda df: 1.0 / df["n_train"]),
+    # a cell with degree <= L where every softmax-free run plateaued
+    U + "polynomial_trained_exact": settled_where("no", lambda df: (
+        df["variant"] == "softmax_free") & (df["degree"] == 1)),
+    U + "polynomial_trained_beyond_staircase": settled_where("no", lambda df: (
+        df["degree"] > df["blocks"])),
+    U + "polynomial_trained_degree_bound": settled_where("yes", lambda df: (
+        df["degree"] > df["degree_bound"])),
+    U + "polynomial_trained_softmax": settled_where("yes", lambda df: (
+        df["variant"] == "softmax") & _nonaffine(df)),
 }
 
 MISSING = {
@@ -232,6 +272,13 @@ MISSING = {
     U + "polynomial_mlp_floor": lambda t: {**t, "polynomial_regression": t["polynomial_regression"][
         t["polynomial_regression"]["arm"] != "mlp"]},
     U + "polynomial_floor": empty("polynomial_regression"),
+    # every cell left open by a run at its budget (the default's budget is too short)
+    U + "polynomial_trained_exact": trained_existence("not evaluated", None),
+    U + "polynomial_trained_beyond_staircase": trained_existence("not evaluated", None),
+    U + "polynomial_trained_degree_bound": trained_existence("not evaluated", None),
+    # variants: [softmax_free]
+    U + "polynomial_trained_softmax": lambda t: {**t, "polynomial_trained": t[
+        "polynomial_trained"][t["polynomial_trained"]["variant"] != "softmax"]},
 }
 
 

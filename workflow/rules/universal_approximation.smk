@@ -40,6 +40,7 @@ TABLES[UA] = {
     "sparse_mapping": COMPUTED,
     "polynomial_staircase": COMPUTED,
     "polynomial_ablation": COMPUTED,
+    "polynomial_trained": COMPUTED,
     "polynomial_regression": COMPUTED,
 }
 FIGURES[UA] = {
@@ -50,6 +51,7 @@ FIGURES[UA] = {
     "pattern_depth": plot("patterns"),
     "polynomial_staircase": plot("polynomial_staircase", verdict=True),
     "polynomial_ablation": plot("polynomial_ablation", verdict=True),
+    "polynomial_trained": plot("polynomial_trained", verdict=True),
     "polynomial_regression": plot("polynomial_regression", verdict=True),
 }
 
@@ -218,6 +220,28 @@ rule ua_ablation:
         **job_params(UA, "polynomial.ablation_table", "polynomial_ablation"),
     script:
         script_path(UA, "ablation")
+
+
+rule ua_trained:
+    """Fang et al.'s blocks trained (random weights, Adam) with and without softmax."""
+    input:
+        lib=script_deps(UA, "trained"),
+    output:
+        table_output(UA, "polynomial_trained"),
+    log:
+        f"logs/{UA}/trained.log",
+    benchmark:
+        f"results/benchmarks/{UA}/trained.tsv"
+    conda:
+        ENV
+    resources:
+        **planned(UA, "polynomial.trained_cost", "polynomial_trained"),
+    params:
+        **job_params(
+            UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"]
+        ),
+    script:
+        script_path(UA, "trained")
 
 
 rule ua_regression:

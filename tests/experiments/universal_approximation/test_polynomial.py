@@ -4,17 +4,19 @@ their settings are checked before any work (the rows are checked by the stage's 
 import math
 
 import pytest
-from cases import UA_ABLATION, UA_REGRESSION, UA_STAIRCASE
+from cases import UA_ABLATION, UA_REGRESSION, UA_STAIRCASE, UA_TRAINED
 
 from expressivity.experiments.universal_approximation.polynomial import (
     ablation_table,
     regression_table,
     staircase_table,
+    trained_degrees,
+    trained_table,
 )
 
 #: The jobs' functions and the keywords ci.yaml gives them.
 JOBS = {"staircase": (staircase_table, UA_STAIRCASE), "regression": (regression_table, UA_REGRESSION),
-        "ablation": (ablation_table, UA_ABLATION)}
+        "ablation": (ablation_table, UA_ABLATION), "trained": (trained_table, UA_TRAINED)}
 CASES = [("staircase", {"d": []}, "d"), ("staircase", {"max_blocks": 0}, "max_blocks"),
          ("staircase", {"n_test": math.nan}, "n_test"), ("regression", {"sigma": math.nan}, "sigma"),
          ("regression", {"repeats": 0}, "repeats"), ("regression", {"n_train": []}, "n_train"),
@@ -23,7 +25,10 @@ CASES = [("staircase", {"d": []}, "d"), ("staircase", {"max_blocks": 0}, "max_bl
          ("regression", {"mlp_restarts": 0}, "mlp_restarts"),
          ("ablation", {"variants": ["softmax_free", "relu"]}, "variants"),
          ("ablation", {"variants": "softmax_free"}, "variants"),
-         ("ablation", {"max_degree": 0}, "max_degree"), ("ablation", {"d": [0]}, "d")]
+         ("ablation", {"max_degree": 0}, "max_degree"), ("ablation", {"d": [0]}, "d"),
+         ("trained", {"variants": ["layernorm"]}, "variants"), ("trained", {"lr": []}, "lr"),
+         ("trained", {"lr": [0.0]}, "lr"), ("trained", {"blocks": []}, "blocks"),
+         ("trained", {"budget": 150}, "budget"), ("trained", {"seeds": 0}, "seeds")]
 
 
 @pytest.mark.parametrize("job, change, named", CASES,
@@ -56,3 +61,22 @@ def test_ablation_variants_share_their_draws():
     alone = ablation_table(**{**UA_ABLATION, "variants": ["softmax_free"]})
     both = [r for r in ablation_table(**UA_ABLATION) if r["variant"] == "softmax_free"]
     assert alone == both
+
+
+def test_trained_degrees_reach_past_the_bound():
+    """Degrees 1..L + 1 and 3^L + 1, one past the trained blocks' degree bound."""
+    assert trained_degrees(1) == [1, 2, 4]
+    assert trained_degrees(2) == [1, 2, 3, 10]
+
+
+def test_trained_rows_carry_the_protocol_the_band_and_the_cell():
+    rows = trained_table(**UA_TRAINED)
+    cells = {(r["variant"], r["blocks"], r["degree"]) for r in rows}
+    assert cells == {(v, L, k) for v in UA_TRAINED["variants"] for L in UA_TRAINED["blocks"]
+                     for k in trained_degrees(L)}
+    for row in rows:
+        assert row["outcome"] in ("reached", "plateau", "budget", "diverged")
+        assert row["band"] >= 0 and math.isfinite(row["log10_floor"])
+        assert row["budget"] == UA_TRAINED["budget"] and row["cell_seeds"] == UA_TRAINED["seeds"]
+        # the band is measured only where the fixed construction is well-conditioned
+        assert math.isnan(row["fixed_gap"]) == (row["degree"] > row["blocks"] + 1)

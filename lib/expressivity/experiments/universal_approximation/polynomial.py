@@ -1,6 +1,7 @@
 """Fang et al. 2022's polynomial blocks (``expressivity.polynomial``): the maximum relative error
-against (blocks, degree), its ablation over block variants, and noisy regression's excess risk
-against the sample size."""
+against (blocks, degree), its ablation over block variants, the blocks trained instead of fixed
+(``expressivity.trained_polynomial``), and noisy regression's excess risk against the sample
+size."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from expressivity.polynomial import (
     staircase_error,
 )
 from expressivity.rng import generator
+from expressivity.trained_polynomial import degree_bound, train_blocks
+from expressivity.training_protocol import Protocol, cell_summary
 
 
 def _block_flops(d: int, blocks: int, inputs: int) -> float:
@@ -125,6 +128,86 @@ def ablation_cost(*, d, max_blocks: int, max_degree: int, variants, n_test: int
                           if v == "softmax_scaled" else once)
     T = max(n_tokens(dim, max_blocks) for dim in d)
     return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
+
+
+#: The trained block variants: whether the block applies a row softmax to its scores.
+TRAINED_VARIANTS = {"softmax_free": False, "softmax": True}
+
+
+def trained_degrees(blocks: int) -> list[int]:
+    """The target degrees of ``blocks`` trained blocks: ``1..L`` (the fixed construction's), ``L +
+    1`` (one beyond it) and ``3^L + 1`` (beyond the trained blocks' degree bound)."""
+    return sorted({*range(1, blocks + 2), degree_bound(blocks) + 1})
+
+
+def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, every: int,
+                  window: int, min_gain: float, lr_decay: float, oversample: int, n_test: int,
+                  seed: int, log=None) -> list[dict]:
+    """Blocks trained from random weights (``trained_polynomial.train_blocks``) on one random
+    target per (blocks, degree) cell, degrees ``trained_degrees``, ``oversample T`` training and
+    ``n_test`` test points of ``[-1, 1]^d``; each seed draws the initial weights and affine forms,
+    the same for every variant. A run's target is its error within the rounding band of its
+    features' float64 read-out floor; the band (decades) is measured in the same run: the largest
+    error over floor of the fixed construction with ``degree`` blocks (exact) on the cells with
+    degree <= L + 1 (beyond, its powers up to ``3^L + 1`` are too ill-conditioned to measure
+    rounding: condition 1e29 at degree 27, d = 1; ``fixed_gap`` is NaN there).
+    One row per run with its cell's summary over seeds (existence, reliability with its Wilson
+    interval; ``training_protocol.cell_summary``) and the protocol's settings."""
+    d, seeds = integer("d", d, 1), integer("seeds", seeds, 1)
+    blocks, n_test = sizes("blocks", blocks, 1), integer("n_test", n_test, 1)
+    oversample = integer("oversample", oversample, 1)
+    if isinstance(variants, str) or not variants or any(v not in TRAINED_VARIANTS for v in variants):
+        raise ValueError(f"variants must be a list of trained block variants "
+                         f"({', '.join(TRAINED_VARIANTS)}), got {variants!r}")
+    lrs = [finite_number("lr", v) for v in lr] if isinstance(lr, (list, tuple)) else []
+    if not lrs or min(lrs) <= 0:
+        raise ValueError(f"lr must be a non-empty list of learning rates > 0, got {lr!r}")
+    proto = Protocol(target=1.0, budget=budget, every=every, window=window, min_gain=min_gain,
+                     decay=lr_decay)
+    cells = []
+    for L in blocks:
+        for k in trained_degrees(L):
+            rng = generator(seed, f"{STAGE}.trained", d=d, blocks=L, degree=k)
+            poly = random_polynomial(d, k, rng)
+            x = [rng.uniform(-1, 1, size=(m, d)) for m in (oversample * n_tokens(d, L), n_test)]
+            y = [evaluate_polynomial(poly, part) for part in x]
+            gap = math.nan
+            if k <= L + 1:
+                fixed = make_blocks(d, k, rng)
+                Z = [features(fixed, part) for part in x]
+                gap = (math.log10(relative_error(Z[1] @ fit_readout(Z[0], y[0]), y[1]))
+                       - math.log10(readout_floor(*Z, y[0])))
+            cells.append((L, k, x, y, gap))
+    band = max(0.0, np.nanmax([c[4] for c in cells]))
+    rows = []
+    for L, k, x, y, gap in cells:
+        for variant in variants:
+            runs = [train_blocks(d, L, x[0], x[1], y[0], y[1], softmax=TRAINED_VARIANTS[variant],
+                                 init=generator(seed, f"{STAGE}.trained_init", d=d, blocks=L,
+                                                degree=k, seed=i),
+                                 lr=rate, protocol=proto, band=band)
+                    for rate in lrs for i in range(seeds)]
+            for i, run in enumerate(runs):
+                run["seed"] = i % seeds
+            cell = {"variant": variant, "d": d, "blocks": L, "degree": k, "tokens": n_tokens(d, L),
+                    "degree_bound": degree_bound(L), "fixed_gap": gap, "band": band,
+                    **cell_summary(runs), **proto.settings()}
+            rows += [{**cell, **run} for run in runs]
+            if log is not None:
+                log.info("L = %d, degree %d, %s: %s", L, k, variant,
+                         " ".join(f"{r['max_rel_error']:.1e}" for r in runs))
+    return rows
+
+
+def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, oversample: int,
+                 n_test: int) -> tuple[float, int]:
+    """Predicted CPU seconds (at most ``budget`` Adam steps a run, about 1 ms a step on
+    these few tokens plus 2e9 flop/s of block products) and peak bytes."""
+    runs = len(variants) * seeds * len(lr)
+    seconds = sum(runs * budget * (1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L))
+                                   / 2e9) for L in blocks for _ in trained_degrees(L))
+    T = n_tokens(d, max(blocks))
+    return seconds, round((150 + 8 * (oversample * T + n_test) * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 
 def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int, n_test: int,
