@@ -39,7 +39,21 @@ NEEDS_DEFAULT_SCALE = {
     # the frontier at n = 8..32, one target each, two budgets: floors at d = 2..4 and one degree
     # of freedom per slope leave both intervals over an edge
     "sparse_approximation.frontier_budget_elasticity", "sparse_approximation.optimised_d_grows",
+    # the papers' experiments at ci.yaml's sizes: one depth, one sparsity level and one length,
+    # every sparsity pair tied at the target, hybrids and recall runs still at their budget, one N
+    "trained_models.copy_depth4_exists", "trained_models.random_below_deterministic",
+    "trained_models.sparsity_monotone", "trained_models.star_load",
+    "trained_models.hybrid_alternatives_below_attention", "trained_models.hybrid_partial_replace",
+    "trained_models.hybrid_monotone_k", "trained_models.count_receptive_field",
+    "trained_models.capacity_follows_ambiguity", "trained_models.capacity_slope",
+    # trained polynomial blocks: 2 seeds and 200 steps reach no float64 floor
+    "universal_approximation.polynomial_trained_exact",
+    "universal_approximation.polynomial_trained_beyond_staircase",
+    "universal_approximation.polynomial_trained_softmax",
 }
+#: Findings the data contradict at ci.yaml's sizes as at config.yaml's (results, not defects):
+#: uniform attention memorizes the CoNLL-shaped data too (no segment pairs in the generator).
+FAIL_ON_THE_DATA = {"trained_models.capacity_softmax_needed"}
 
 
 def test_full_run_writes_every_output_and_every_claim_passes(ci_run):
@@ -47,7 +61,10 @@ def test_full_run_writes_every_output_and_every_claim_passes(ci_run):
     assert set(claims["stage"]) == set(STAGES)
     skipped = claims[claims["id"].isin(NEEDS_DEFAULT_SCALE)]
     assert (skipped["status"] == "not evaluated").all(), skipped[["id", "status", "note"]].to_string()
-    failing = claims[(claims["status"] != "pass") & ~claims["id"].isin(NEEDS_DEFAULT_SCALE)]
+    contradicted = claims[claims["id"].isin(FAIL_ON_THE_DATA)]
+    assert (contradicted["status"] == "fail").all(), contradicted[["id", "status", "note"]].to_string()
+    failing = claims[(claims["status"] != "pass")
+                     & ~claims["id"].isin(NEEDS_DEFAULT_SCALE | FAIL_ON_THE_DATA)]
     assert failing.empty, failing[["id", "measured", "op", "threshold", "note"]].to_string()
     for stage in set(claims["stage"]):
         assert (ci_run.path / f"results/claims/{stage}.csv").is_file()
