@@ -80,10 +80,15 @@ def make_blocks(d: int, blocks: int, rng: np.random.Generator) -> PolynomialBloc
     return PolynomialBlocks(a=a, c=c, blocks=blocks, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O)
 
 
+def affine_forms(model: PolynomialBlocks, x: np.ndarray) -> np.ndarray:
+    """The token values ``y_t = a_t . x + c_t``, ``(N, T)``, for inputs ``x: (N, d)``."""
+    return x @ model.a.T + model.c
+
+
 def embed(model: PolynomialBlocks, x: np.ndarray) -> np.ndarray:
     """Token states ``(N, T, 2T + 1)`` for inputs ``x: (N, d)``: ``[y_t e_t, e_t, 1]``."""
     T = model.tokens
-    y = x @ model.a.T + model.c                      # (N, T)
+    y = affine_forms(model, x)                       # (N, T)
     X = np.zeros((x.shape[0], T, 2 * T + 1))
     idx = np.arange(T)
     X[:, idx, idx] = y

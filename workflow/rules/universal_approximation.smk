@@ -259,6 +259,6 @@ rule ua_regression:
     resources:
         **planned(UA, "polynomial.regression_cost", "regression"),
     params:
-        **job_params(UA, "polynomial.regression_table", "regression"),
+        **job_params(UA, "polynomial.regression_table", "regression", supplied=["log"]),
     script:
         script_path(UA, "regression")

@@ -26,10 +26,10 @@ def _stair(t, exact):
 
 def _arm(df, arm):
     """The rows of one arm of the regression table, by sample size: ``"exact"`` (frozen blocks,
-    L = degree), ``"short"`` (L = degree - 1) or ``"mlp"``."""
+    L = degree), ``"short"`` (L = degree - 1), ``"mlp"`` or ``"transformer"``."""
     deg = int(df["degree"].iloc[0])
-    if arm == "mlp":
-        part = df[df["arm"] == "mlp"]
+    if arm in ("mlp", "transformer"):
+        part = df[df["arm"] == arm]
     else:
         part = df[(df["arm"] == "frozen blocks") & (df["blocks"] == (deg if arm == "exact" else deg - 1))]
     return part.sort_values("n_train")
@@ -110,6 +110,70 @@ def _no_tradeoff_power(t, rng):
         out.append(Power(name, SLOPE_REPLICATES, rejected,
                          f"{len(n)} sizes, each with its measured se of log excess"))
     return out
+
+
+def _floor_bound(log_n, log_excess):
+    """``slope - t_{0.95, k-2} se`` of the least-squares lines ``log_excess[..., i] ~ a + b
+    log_n[i]``: the lower end of the slope's one-sided 95 % interval, above ``-1 + SLOPE_MARGIN``
+    exactly when that interval excludes the 1/N rate and its equivalence margin."""
+    from scipy import stats  # on use, as in expressivity.slope_tests
+
+    _, slope, se = lines(log_n, log_excess)
+    return slope - stats.t.ppf(1 - SLOPE_ALPHA, len(log_n) - 2) * se
+
+
+def _upper_half(df, arm):
+    part = _arm(df, arm) if len(df) else df
+    return part.iloc[len(part) // 2:]
+
+
+def _transformer_floor(t):
+    """The transformer's slope bound (``_floor_bound``) over the upper half of N; not evaluated
+    (``paper config``) when a run stopped at its step budget (a longer run could lower the
+    floor), with fewer than three sizes there (no interval) ``no items``."""
+    df = t["polynomial_regression"]
+    if (m := on_items(len(df), "regression run")):
+        return m
+    part = _upper_half(df, "transformer")
+    if (m := on_items(len(part), "transformer run")):
+        return m
+    if (m := on_items(int(part["n_train"].nunique() >= 3),
+                      "three training sizes in the upper half for a slope interval")):
+        return m
+    log_n, log_ex = np.log(part["n_train"].to_numpy(float)), np.log(part["excess_mse"].to_numpy())
+    _, slope, se = lines(log_n, log_ex)
+    exact = _arm(df, "exact")
+    exact = exact[exact["n_train"].isin(part["n_train"])]
+    outcomes = " ".join(part["transformer_outcomes"]).split()
+    note = (f"transformer ({int(part['parameters'].iloc[0])} parameters) slope {float(slope):.3f}"
+            f" +- {float(se):.3f} (se) over N = {part['n_train'].min()}..{part['n_train'].max()}, "
+            f"{int(part['repeats'].min())} runs a size ({outcomes.count('reached')} reached the "
+            f"noise level, {outcomes.count('plateau')} plateaued after their decay, "
+            f"{outcomes.count('budget')} at the budget); excess at the largest N "
+            f"{part['excess_mse'].iloc[-1]:.3g} against the frozen blocks' "
+            f"{exact['excess_mse'].iloc[-1]:.3g} ({int(exact['parameters'].iloc[0])} read-out "
+            f"weights), whose slope there is "
+            f"{loglog_fit(exact['n_train'], exact['excess_mse']).slope:.3f}")
+    if "budget" in outcomes:
+        return not_evaluated("paper config", note + "; a run at its step budget decides nothing "
+                             "(config/paper.yaml trains longer)")
+    return Measurement(float(_floor_bound(log_n, log_ex)), "float64", note)
+
+
+def _transformer_floor_power(t, rng):
+    """The transformer arm's design (its upper-half sizes, each size's measured spread of log
+    excess) under the alternative that it falls like the frozen blocks, as 1/N from its excess at
+    the smallest of these sizes."""
+    part = _upper_half(t["polynomial_regression"], "transformer")
+    if len(part) < 3:
+        return []
+    n = part["n_train"].to_numpy(float)
+    curve = part["excess_mse"].iloc[0] * n[0] / n
+    noisy = np.log(curve) + part["log_excess_se"].to_numpy(float) * rng.normal(
+        size=(SLOPE_REPLICATES, len(n)))
+    rejected = int((_floor_bound(np.log(n), noisy) <= -1 + SLOPE_MARGIN).sum())
+    return [Power("the rate 1/N (as the frozen blocks)", SLOPE_REPLICATES, rejected,
+                  f"{len(n)} sizes, each with its measured se of log excess")]
 
 
 def _ablation(t, variants):
@@ -293,6 +357,27 @@ CLAIMS = [
             "exact model keeps slope -1; -0.5 separates the two, as for polynomial_floor",
         figure="polynomial_regression", tables=("polynomial_regression",),
         evaluate=lambda t: _regression(t, "mlp"),
+    ),
+    Claim(
+        id="universal_approximation.polynomial_transformer_floor",
+        kind="finding", basis="measured spread", quantifier="mean",
+        control="a standard one-head transformer (softmax attention, LayerNorm, ReLU MLP, "
+                "linear read-out) on the frozen blocks' tokens, trained with Adam on the same "
+                "draws; " + PROTOCOL,
+        alternatives=("the rate 1/N (as the frozen blocks)",),
+        power=_transformer_floor_power,
+        paper=FANG, where="ICLR 2023 version, abstract (the trade-off of standard models)",
+        statement="a trained standard one-head transformer shows an excess-risk floor where the "
+                  "frozen blocks' falls like 1/N (polynomial_no_tradeoff): its excess over the "
+                  "upper half of N falls more slowly than 1/N",
+        provenance=FANG_PROV + "; the transformer and its protocol are ours [O]",
+        metric="slope - t(0.95) se of log mean excess against log N over the upper half of N "
+               "(the lower end of a one-sided 95 % interval)", op=">", threshold=-1 + SLOPE_MARGIN,
+        why="the interval excludes slope -1 and its equivalence margin 0.25 (polynomial_"
+            "no_tradeoff's, half way to N^-1/2), the spread measured over the runs in the same "
+            "table; a transformer that also fell like 1/N would fail it",
+        figure="polynomial_regression", tables=("polynomial_regression",),
+        evaluate=_transformer_floor,
     ),
     Claim(
         id="universal_approximation.polynomial_trained_exact",

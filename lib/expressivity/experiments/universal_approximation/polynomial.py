@@ -15,6 +15,7 @@ from expressivity.mlp_regression import fit_mlp, n_parameters, width_for
 from expressivity.polynomial import (
     SCALES,
     VARIANTS,
+    affine_forms,
     evaluate_polynomial,
     features,
     fit_readout,
@@ -28,6 +29,8 @@ from expressivity.polynomial import (
     relative_error,
     staircase_error,
 )
+from expressivity.regression_transformer import fit_transformers, transformer_cost
+from expressivity.regression_transformer import n_parameters as transformer_parameters
 from expressivity.rng import generator
 from expressivity.trained_polynomial import degree_bound, train_blocks
 from expressivity.training_protocol import Protocol, cell_summary
@@ -210,25 +213,54 @@ def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, overs
     return seconds, round((150 + 8 * (oversample * T + n_test) * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 
+#: The transformer arm's protocol constants: the least rise of its metric over a window that is
+#: not a plateau, and the factor its learning rate is divided by before one is declared.
+TRANSFORMER_MIN_GAIN, TRANSFORMER_LR_DECAY = 0.01, 10.0
+
+
 def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int, n_test: int,
-                     mlp_repeats: int, mlp_restarts: int, seed: int) -> list[dict]:
+                     mlp_repeats: int, mlp_restarts: int, transformer_repeats: int,
+                     transformer_width: int, transformer_hidden: int, transformer_lr: float,
+                     transformer_batch: int, transformer_budget: int, transformer_every: int,
+                     transformer_window: int, seed: int, log=None) -> list[dict]:
     """Mean excess risk over ``repeats`` fresh draws (target, data, blocks) at every sample size
-    in ``n_train`` for three arms on the same draws: frozen blocks with ``L = degree`` (exact) and
-    ``L = degree - 1`` (too few), both with a least-squares read-out of ``T`` weights, and a tanh
-    network with at most as many parameters as the exact arm's read-out (``mlp_regression``), fitted
-    on the first ``mlp_repeats`` draws (``mlp_restarts`` initialisations each)."""
+    in ``n_train`` for four arms on the same draws: frozen blocks with ``L = degree`` (exact) and
+    ``L = degree - 1`` (too few), both with a least-squares read-out of ``T`` weights; a tanh
+    network with at most as many parameters as the exact arm's read-out (``mlp_regression``),
+    fitted on the first ``mlp_repeats`` draws (``mlp_restarts`` initialisations each); and a
+    trained one-head transformer (``regression_transformer``, width ``transformer_width``, MLP of
+    ``transformer_hidden`` units) on the exact arm's tokens, trained with Adam on the first
+    ``transformer_repeats`` draws of every size side by side under the training protocol
+    (minibatches of ``transformer_batch``, evaluated every ``transformer_every`` steps, a plateau
+    window of ``transformer_window`` steps, at most ``transformer_budget`` steps). ``converged``
+    counts the fits that stopped by their own rule (MINPACK's tolerances; the protocol's target or
+    plateau), never at their budget."""
     d, degree = integer("d", d, 1), integer("degree", degree, 2)
     n_train, n_test = sizes("n_train", n_train, 1), integer("n_test", n_test, 1)
     repeats = integer("repeats", repeats, 2)
     mlp_repeats = integer("mlp_repeats", mlp_repeats, 2)
     mlp_restarts = integer("mlp_restarts", mlp_restarts, 1)
-    if mlp_repeats > repeats:
-        raise ValueError(f"mlp_repeats ({mlp_repeats}) must be at most repeats ({repeats})")
+    transformer_repeats = integer("transformer_repeats", transformer_repeats, 2)
+    for name, value in (("mlp_repeats", mlp_repeats), ("transformer_repeats", transformer_repeats)):
+        if value > repeats:
+            raise ValueError(f"{name} ({value}) must be at most repeats ({repeats})")
     if not finite_number("sigma", sigma) > 0:
         raise ValueError(f"sigma (the noise) must be > 0, got {sigma!r}")
-    rng = generator(seed, f"{STAGE}.regression")
+    if not finite_number("transformer_lr", transformer_lr) > 0:
+        raise ValueError(f"transformer_lr must be > 0, got {transformer_lr!r}")
     width = width_for(n_tokens(d, degree), d)
-    rows = []
+    tf_width = integer("transformer_width", transformer_width, 2)
+    tf_hidden = integer("transformer_hidden", transformer_hidden, 1)
+    tf_batch = integer("transformer_batch", transformer_batch, 1)
+    try:
+        proto = Protocol(target=1.0, budget=transformer_budget, every=transformer_every,
+                         window=transformer_window, min_gain=TRANSFORMER_MIN_GAIN,
+                         decay=TRANSFORMER_LR_DECAY)
+    except ValueError as err:
+        raise ValueError(f"transformer_{err}".replace("Protocol.", "")) from None
+    rng = generator(seed, f"{STAGE}.regression")
+    T = n_tokens(d, degree)
+    rows, draws = [], []
     for N in n_train:
         excess = {degree: [], degree - 1: [], "mlp": []}
         converged = 0
@@ -238,7 +270,11 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
             x_test = rng.uniform(-1, 1, size=(n_test, d))
             f_test = evaluate_polynomial(poly, x_test)
             for L in (degree, degree - 1):
-                excess[L].append(readout_excess(make_blocks(d, L, rng), x, y, x_test, f_test))
+                blocks = make_blocks(d, L, rng)
+                excess[L].append(readout_excess(blocks, x, y, x_test, f_test))
+                if L == degree and r < transformer_repeats:
+                    draws.append((N, affine_forms(blocks, x), y, affine_forms(blocks, x_test),
+                                  f_test))
             if r < mlp_repeats:
                 net = fit_mlp(x, y, width, rng, restarts=mlp_restarts)
                 excess["mlp"].append(float(np.mean((net(x_test) - f_test) ** 2)))
@@ -246,27 +282,62 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
         base = {"d": d, "degree": degree, "n_train": N, "sigma": sigma}
         for arm, values in excess.items():
             mlp = arm == "mlp"
-            T = n_tokens(d, degree if mlp else arm)
             rows.append({**base, "arm": "mlp" if mlp else "frozen blocks",
-                         "blocks": math.nan if mlp else arm, "tokens": T,
-                         "parameters": n_parameters(width, d) if mlp else T,
-                         "repeats": len(values), "excess_mse": float(np.mean(values)),
-                         "excess_mse_sem": float(np.std(values, ddof=1) / np.sqrt(len(values))),
-                         "log_excess_se": float(np.std(np.log(values), ddof=1)
-                                                / np.sqrt(len(values))),
-                         "converged": converged if mlp else len(values),
-                         "variance_prediction": math.nan if mlp else sigma**2 * T / N})
+                         "blocks": math.nan if mlp else arm,
+                         "tokens": n_tokens(d, degree if mlp else arm),
+                         "parameters": n_parameters(width, d) if mlp else n_tokens(d, arm),
+                         **_excess_columns(values), "converged": converged if mlp else len(values),
+                         "variance_prediction": math.nan if mlp else sigma**2 * n_tokens(d, arm) / N})
+    if log is not None:
+        log.info("frozen blocks and MLP done; training %d transformers", len(draws))
+    runs = fit_transformers([v[1] for v in draws], [v[2] for v in draws], [v[3] for v in draws],
+                            sigma=sigma, width=tf_width, hidden=tf_hidden, protocol=proto,
+                            lr=transformer_lr, batch=tf_batch,
+                            init=[generator(seed, f"{STAGE}.regression_transformer", n_train=N,
+                                            repeat=i % transformer_repeats)
+                                  for i, (N, *_) in enumerate(draws)])
+    for N in n_train:
+        mine = [(run, draw) for run, draw in zip(runs, draws, strict=True) if draw[0] == N]
+        values = [float(np.mean((run["prediction"] - draw[4]) ** 2)) for run, draw in mine]
+        outcomes = [run["outcome"] for run, _ in mine]
+        rows.append({"d": d, "degree": degree, "n_train": N, "sigma": sigma, "arm": "transformer",
+                     "blocks": math.nan, "tokens": T,
+                     "parameters": transformer_parameters(tf_width, tf_hidden, T),
+                     **_excess_columns(values),
+                     "converged": sum(o in ("reached", "plateau") for o in outcomes),
+                     "variance_prediction": math.nan,
+                     "transformer_outcomes": " ".join(outcomes),
+                     "transformer_lr": transformer_lr, "transformer_batch": tf_batch,
+                     **{f"transformer_{k}": v for k, v in proto.settings().items()}})
+        if log is not None:
+            log.info("transformer, N = %d: excess %s (%s)", N,
+                     " ".join(f"{v:.2e}" for v in values), " ".join(outcomes))
     return rows
 
 
+def _excess_columns(values: list[float]) -> dict:
+    """Mean excess risk over the draws, its standard error and that of its log."""
+    return {"repeats": len(values), "excess_mse": float(np.mean(values)),
+            "excess_mse_sem": float(np.std(values, ddof=1) / np.sqrt(len(values))),
+            "log_excess_se": float(np.std(np.log(values), ddof=1) / np.sqrt(len(values)))}
+
+
 def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
-                    mlp_repeats: int, mlp_restarts: int) -> tuple[float, int]:
+                    mlp_repeats: int, mlp_restarts: int, transformer_repeats: int,
+                    transformer_width: int, transformer_hidden: int, transformer_batch: int,
+                    transformer_budget: int, transformer_every: int) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at 5e9 flop/s, the
     networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the ``N x P`` Jacobian each)
-    at 1e9 flop/s."""
+    at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps (``transformer_cost``)."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
     P = n_parameters(width_for(n_tokens(d, degree), d), d)
     mlp = mlp_repeats * mlp_restarts * 500 * sum(4.0 * N * P**2 for N in n_train)
     T = n_tokens(d, degree)
-    return flops / 5e9 + mlp / 1e9, round((100 + 8 * max(n_train) * T * 3 / 1e6) * MB)
+    seconds = transformer_cost(replicas=transformer_repeats * len(n_train), tokens=T,
+                               width=transformer_width, hidden=transformer_hidden,
+                               batch=transformer_batch, budget=transformer_budget,
+                               every=transformer_every, n_test=n_test)
+    return (flops / 5e9 + mlp / 1e9 + seconds,
+            round((100 + 8 * max(n_train) * T * (3 + transformer_repeats * len(n_train)) / 1e6)
+                  * MB))
