@@ -200,7 +200,7 @@ UA_PATTERNS = job_params(_UA, "patterns.assumption_table", "patterns")
 UA_SPARSE_MAPPING = job_params(_UA, "patterns.sparse_mapping_table", "sparse_mapping")
 UA_STAIRCASE = job_params(_UA, "polynomial.staircase_table", "polynomial")
 UA_ABLATION = job_params(_UA, "polynomial.ablation_table", "polynomial_ablation")
-UA_REGRESSION = job_params(_UA, "polynomial.regression_table", "regression")
+UA_REGRESSION = job_params(_UA, "polynomial.regression_table", "regression", supplied=["log"])
 UA_TRAINED = job_params(_UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"])
 
 # ---- trained_models ----

@@ -94,7 +94,22 @@ def claim_tables(tables, claim_id):
         return {**tables, "approximation": rates()}
     if "polynomial_trained" in claim_id:
         return settled(tables)
+    if claim_id == TRANSFORMER:
+        return transformer_settled(tables)
     return tables
+
+
+TRANSFORMER = U + "polynomial_transformer_floor"
+
+
+def _transformer(df):
+    return df["arm"] == "transformer"
+
+
+def transformer_settled(tables):
+    """The ci.yaml transformer runs (some at their short budget) decided as plateaus."""
+    return changed("polynomial_regression", _transformer, transformer_outcomes=lambda df: df[
+        "transformer_outcomes"].str.replace("budget", "plateau"))(tables)
 
 
 def trained_existence(existence, where):
@@ -230,6 +245,9 @@ CONTRADICTED = {
                                        excess_mse=lambda df: 1.0 / df["n_train"]),
     U + "polynomial_floor": changed("polynomial_regression",
                                     excess_mse=lambda df: 1.0 / df["n_train"]),
+    # the transformer falling like 1/N from its smallest size, with its measured spread
+    TRANSFORMER: changed("polynomial_regression", _transformer, excess_mse=lambda df: df[
+        "excess_mse"].iloc[0] * df["n_train"].iloc[0] / df["n_train"]),
     # a cell with degree <= L where every softmax-free run plateaued
     U + "polynomial_trained_exact": settled_where("no", lambda df: (
         df["variant"] == "softmax_free") & (df["degree"] == 1)),
@@ -272,6 +290,8 @@ MISSING = {
     U + "polynomial_mlp_floor": lambda t: {**t, "polynomial_regression": t["polynomial_regression"][
         t["polynomial_regression"]["arm"] != "mlp"]},
     U + "polynomial_floor": empty("polynomial_regression"),
+    U + "polynomial_transformer_floor": lambda t: {**t, "polynomial_regression": t[
+        "polynomial_regression"][t["polynomial_regression"]["arm"] != "transformer"]},
     # every cell left open by a run at its budget (the default's budget is too short)
     U + "polynomial_trained_exact": trained_existence("not evaluated", None),
     U + "polynomial_trained_beyond_staircase": trained_existence("not evaluated", None),
@@ -353,3 +373,20 @@ def test_a_noisy_learning_curve_cannot_show_the_rate(tables):
     noise = np.exp(np.random.default_rng(0).normal(size=len(tables["polynomial_regression"])))
     noisy = changed("polynomial_regression", excess_mse=lambda df: df["excess_mse"] * noise)
     assert_fails(CLAIMS[U + "polynomial_no_tradeoff"], noisy(tables))
+
+
+def test_a_transformer_run_at_its_budget_leaves_the_floor_to_the_paper_config(tables):
+    """A run stopped at its step budget might have gone lower: not evaluated, paper config."""
+    budget = changed("polynomial_regression", _transformer, transformer_outcomes="plateau budget")
+    m = CLAIMS[TRANSFORMER].evaluate(budget(tables))
+    assert math.isnan(m.value) and m.reason == "paper config", m
+
+
+def test_a_transformer_falling_like_the_frozen_blocks_fails_the_floor(tables):
+    """The transformer with the frozen exact arm's excess (slope -1 on the same draws)."""
+    t = transformer_settled(tables)
+    df = t["polynomial_regression"]
+    exact = df[(df["arm"] == "frozen blocks") & (df["blocks"] == df["degree"])]
+    excess = dict(zip(exact["n_train"], exact["excess_mse"], strict=True))
+    assert_fails(CLAIMS[TRANSFORMER], changed("polynomial_regression", _transformer, excess_mse=lambda
+                                              d: d["n_train"].map(excess))(t))

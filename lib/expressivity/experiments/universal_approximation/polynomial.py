@@ -249,7 +249,7 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
     if not finite_number("transformer_lr", transformer_lr) > 0:
         raise ValueError(f"transformer_lr must be > 0, got {transformer_lr!r}")
     width = width_for(n_tokens(d, degree), d)
-    tf_width = integer("transformer_width", transformer_width, 2)
+    tf_width = integer("transformer_width", transformer_width, 3)
     tf_hidden = integer("transformer_hidden", transformer_hidden, 1)
     tf_batch = integer("transformer_batch", transformer_batch, 1)
     try:
