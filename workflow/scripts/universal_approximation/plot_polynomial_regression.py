@@ -35,7 +35,7 @@ with figure(figsize=(7.2, 4.0)) as (fig, ax):
     ax.set_ylabel("test MSE − σ² (excess risk)")
     verdicts = verdict_lines(read_table(snakemake.input.claims),
                              "universal_approximation/polynomial_regression")
-    fig.suptitle("\n".join(["Polynomial regression: excess risk of frozen blocks, an MLP and a transformer", *verdicts]),
-                 fontsize=8.5)
+    title = "Polynomial regression: excess risk of frozen blocks, an MLP and a transformer"
+    fig.suptitle("\n".join([title, *verdicts]), fontsize=8.5)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, snakemake.output.png, snakemake.output.pdf)
