@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from expressivity.arguments import finite_number, integer
+from expressivity.joblog import Progress
 from expressivity.replica_training import FlatReplicas, train_replicas
 from expressivity.trained_polynomial import floor_accuracy
 from expressivity.training_protocol import Protocol
@@ -147,12 +148,14 @@ class _Regression:
 def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
                      y_test: list[np.ndarray], *, sigma: float, width: int, hidden: int,
                      init: list[np.random.Generator], protocol: Protocol, lr: float, batch: int,
-                     dtype: torch.dtype = torch.float32) -> list[dict]:
+                     dtype: torch.dtype = torch.float32, progress: Progress | None = None
+                     ) -> list[dict]:
     """Train one replica per draw ``i`` on token values ``y_train[i]: (N_i, T)`` and noisy
     targets ``t_train[i]: (N_i,)``, standardised (its mean ``mu_i`` and standard deviation
     ``s_i``; the noise level becomes ``sigma / s_i``), ``init[i]`` drawing its weights, then its
     minibatches, until ``protocol`` stops it; returns per replica the monitor's result, its
-    learning rate and its predictions ``"prediction" = mu_i + s_i f(y_test[i])`` at the stop."""
+    learning rate and its predictions ``"prediction" = mu_i + s_i f(y_test[i])`` at the stop.
+    ``progress`` counts steps (of the longest run)."""
     if not (len(y_train) == len(t_train) == len(y_test) == len(init) >= 1):
         raise ValueError("y_train, t_train, y_test and init need one entry per replica, got "
                          f"{len(y_train)}, {len(t_train)}, {len(y_test)}, {len(init)}")
@@ -179,7 +182,8 @@ def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
             f = model(test[replica][None].expand(params.replicas, -1, -1))[row]
         predictions[replica] = mu[replica] + sd[replica] * f.double().numpy()
 
-    monitors, _ = train_replicas(params, job, protocol, lr, on_stop=keep_prediction)
+    monitors, _ = train_replicas(params, job, protocol, lr, on_stop=keep_prediction,
+                                 progress=progress)
     return [{**m.result(), "lr": lr, "prediction": p}
             for m, p in zip(monitors, predictions, strict=True)]
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from expressivity.arguments import finite_number, integer
 from expressivity.experiments.universal_approximation import MB, STAGE, sizes
+from expressivity.joblog import Progress
 from expressivity.mlp_regression import fit_mlp, n_parameters, width_for
 from expressivity.polynomial import (
     SCALES,
@@ -293,6 +294,8 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
     runs = fit_transformers([v[1] for v in draws], [v[2] for v in draws], [v[3] for v in draws],
                             sigma=sigma, width=tf_width, hidden=tf_hidden, protocol=proto,
                             lr=transformer_lr, batch=tf_batch,
+                            progress=None if log is None else Progress(
+                                log, "transformer steps (at most)", proto.budget),
                             init=[generator(seed, f"{STAGE}.regression_transformer", n_train=N,
                                             repeat=i % transformer_repeats)
                                   for i, (N, *_) in enumerate(draws)])
