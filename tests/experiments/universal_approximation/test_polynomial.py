@@ -86,3 +86,18 @@ def test_trained_rows_carry_the_protocol_the_band_and_the_cell():
         assert row["budget"] == UA_TRAINED["budget"] and row["cell_seeds"] == UA_TRAINED["seeds"]
         # the band is measured only where the fixed construction is well-conditioned
         assert math.isnan(row["fixed_gap"]) == (row["degree"] > row["blocks"] + 1)
+
+
+def test_regression_cost_plans_the_transformer_arm():
+    """The plan grows with the transformers' step budget and replicas (their worst case: every run
+    at its budget), and without them it is the frozen blocks' and networks' alone."""
+    import inspect
+
+    from expressivity.experiments.universal_approximation.polynomial import regression_cost
+
+    settings = {k: UA_REGRESSION[k] for k in inspect.signature(regression_cost).parameters}
+    base = regression_cost(**settings)[0]
+    assert regression_cost(**{**settings, "transformer_budget": 2 * settings[
+        "transformer_budget"]})[0] > base
+    assert regression_cost(**{**settings, "transformer_repeats": settings[
+        "transformer_repeats"] + 1})[0] > base
