@@ -89,8 +89,8 @@ def test_trained_rows_carry_the_protocol_the_band_and_the_cell():
 
 
 def test_regression_cost_plans_the_transformer_arm():
-    """The plan grows with the transformers' step budget and replicas (their worst case: every run
-    at its budget), and without them it is the frozen blocks' and networks' alone."""
+    """The plan grows with the transformers' step budget and replicas (its worst case: every run
+    at its budget)."""
     import inspect
 
     from expressivity.experiments.universal_approximation.polynomial import regression_cost
