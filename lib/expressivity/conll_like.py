@@ -67,7 +67,7 @@ import numpy as np
 
 from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset, validate_dataset
-from expressivity.segment_pairs import draw_segments, on_grid
+from expressivity.segment_pairs import distinct_grid_tokens, draw_segments
 
 #: CoNLL-2003's NER tags (IOB), ``O`` first: tag ``0`` is the base tag of most types.
 CONLL_TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
@@ -192,7 +192,7 @@ def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: i
     r_lo, r_hi = float(r_min), float(r_max)
     if pairs:
         vocab, base, ambiguous, seqs, tags = _embed_pairs(
-            rng, vocab, base, ambiguous, salt, p, n, pairs, n_tags, p_outside)
+            rng, vocab, base, ambiguous, salt, p, n, pairs, n_tags, p_outside, r_min, r_max)
         sequences, labels = np.concatenate([sequences, seqs]), np.concatenate([labels, tags])
         norms = np.linalg.norm(vocab, axis=1)  # interior tokens lie inside the shell
         r_lo, r_hi = float(norms.min()), float(norms.max())
@@ -206,15 +206,12 @@ def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: i
 
 def _embed_pairs(rng: np.random.Generator, vocab: np.ndarray, base: np.ndarray,
                  ambiguous: np.ndarray, salt: bytes, p: np.ndarray, n: int, pairs: int,
-                 n_tags: int, p_outside: float):
-    """The grid vocabulary with ``4 pairs`` interior types appended (their base tags drawn like
+                 n_tags: int, p_outside: float, r_min: float, r_max: float):
+    """The vocabulary on the grid (types that rounded onto one point redrawn) with ``4 pairs`` interior types appended (their base tags drawn like
     the others', none ambiguous), and the ``2 pairs`` sentences and tags of the segment pairs
     (module docstring)."""
     V = len(vocab)
-    vocab = on_grid(vocab)
-    if len(np.unique(vocab, axis=0)) < V:
-        raise ValueError(f"two of the V = {V} types round onto one point of the segment pairs' "
-                         "grid; raise d or lower V")
+    vocab = distinct_grid_tokens(rng, vocab, r_min, r_max)
     ends, interior = draw_segments(rng, vocab, pairs)
     inner_base = np.where(rng.random(4 * pairs) < p_outside, 0,
                           rng.integers(1, n_tags, size=4 * pairs))

@@ -88,10 +88,10 @@ def _grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
     """Random tokens (uniform directions, norms uniform in [r_min, r_max]) rounded to the grid."""
     g = rng.standard_normal((vocab_size, d))
     g /= np.linalg.norm(g, axis=1, keepdims=True)
-    return on_grid(g * rng.uniform(r_min, r_max, size=(vocab_size, 1)))
+    return _on_grid(g * rng.uniform(r_min, r_max, size=(vocab_size, 1)))
 
 
-def on_grid(tokens: np.ndarray) -> np.ndarray:
+def _on_grid(tokens: np.ndarray) -> np.ndarray:
     """``tokens`` rounded to multiples of ``2^-GRID_BITS`` (coordinates below 4 in magnitude then
     keep every interior token exact in float32; module docstring)."""
     return np.round(tokens * 2**GRID_BITS) / 2**GRID_BITS
@@ -104,10 +104,18 @@ REDRAWS = 100
 
 def _distinct_grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
                          r_max: float) -> np.ndarray:
-    """``_grid_vocab`` with tokens that rounded onto an earlier one redrawn (the generator draws
-    nothing more when no two coincide). A ``ValueError`` names ``d`` and ``vocab_size`` when the
-    grid is too small for them."""
-    base = _grid_vocab(rng, vocab_size, d, r_min, r_max)
+    """``_grid_vocab`` with tokens that rounded onto an earlier one redrawn
+    (``distinct_grid_tokens``)."""
+    return distinct_grid_tokens(rng, _grid_vocab(rng, vocab_size, d, r_min, r_max), r_min, r_max)
+
+
+def distinct_grid_tokens(rng: np.random.Generator, tokens: np.ndarray, r_min: float,
+                         r_max: float) -> np.ndarray:
+    """``tokens`` (``(V, d)``, norms in ``[r_min, r_max]``) rounded to the grid, those that rounded
+    onto an earlier one redrawn (the generator draws nothing more when no two coincide). A
+    ``ValueError`` names ``d`` and ``vocab_size`` when the grid is too small for them."""
+    base = _on_grid(tokens)
+    vocab_size, d = base.shape
     for _ in range(REDRAWS):
         _, first = np.unique(base, axis=0, return_index=True)
         repeats = np.setdiff1d(np.arange(vocab_size), first)
