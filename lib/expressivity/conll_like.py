@@ -207,9 +207,9 @@ def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: i
 def _embed_pairs(rng: np.random.Generator, vocab: np.ndarray, base: np.ndarray,
                  ambiguous: np.ndarray, salt: bytes, p: np.ndarray, n: int, pairs: int,
                  n_tags: int, p_outside: float, r_min: float, r_max: float):
-    """The vocabulary on the grid (types that rounded onto one point redrawn) with ``4 pairs`` interior types appended (their base tags drawn like
-    the others', none ambiguous), and the ``2 pairs`` sentences and tags of the segment pairs
-    (module docstring)."""
+    """The vocabulary on the grid (types that rounded onto one point redrawn) with ``4 pairs``
+    interior types appended (their base tags drawn like the others', none ambiguous), and the
+    ``2 pairs`` sentences and tags of the segment pairs (module docstring)."""
     V = len(vocab)
     vocab = distinct_grid_tokens(rng, vocab, r_min, r_max)
     ends, interior = draw_segments(rng, vocab, pairs)

@@ -1,9 +1,8 @@
 """The CoNLL-shaped generator, the CoNLL reader and the set-consistent ceiling."""
 
-from pathlib import Path
-
 import hashlib
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest

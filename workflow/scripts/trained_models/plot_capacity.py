@@ -6,7 +6,6 @@ uniform or hardmax layer exceeds it)."""
 
 import math
 
-
 from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log

@@ -25,7 +25,7 @@ import pandas as pd
 
 from expressivity.claims import Claim, Measurement, not_evaluated
 from expressivity.claims.trained_models.common import KS, PROTOCOL, cells, precision
-from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
+from expressivity.training_protocol import EXISTS, NONE_EXISTS
 
 #: Width ratio that separates "q* grows with a" (predicted 4 for a 4-fold a) from "independent of
 #: a" (1): their geometric middle on the grid's powers of two, a factor 2 (a convention).
