@@ -113,10 +113,15 @@ def _token_vectors(rng: np.random.Generator, V: int, d: int, r_min: float,
                    r_max: float) -> tuple[np.ndarray, float]:
     """Uniform directions, norms uniform in ``[r_min, r_max]``; the measured smallest pairwise
     distance (the dataset's ``eps``)."""
+    vocab = _random_tokens(rng, V, d, r_min, r_max)
+    return vocab, _separation(vocab, r_max)
+
+
+def _random_tokens(rng: np.random.Generator, V: int, d: int, r_min: float,
+                   r_max: float) -> np.ndarray:
     g = rng.standard_normal((V, d))
     g /= np.linalg.norm(g, axis=1, keepdims=True)
-    vocab = g * rng.uniform(r_min, r_max, size=(V, 1))
-    return vocab, _separation(vocab, r_max)
+    return g * rng.uniform(r_min, r_max, size=(V, 1))
 
 
 def _separation(vocab: np.ndarray, r_max: float) -> float:
@@ -181,7 +186,7 @@ def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: i
             raise ValueError(f"pairs need r_max < 4 (exact interior tokens on the grid), got "
                              f"r_max = {r_max}")
     p = zipf_probabilities(V, zipf)
-    vocab, eps = _token_vectors(rng, V, d, r_min, r_max)
+    vocab = _random_tokens(rng, V, d, r_min, r_max)
     base = np.where(rng.random(V) < p_outside, 0, rng.integers(1, n_tags, size=V))
     ambiguous = ambiguous_types(V, a, float(rng.random()))
     salt = rng.bytes(16)
@@ -191,12 +196,12 @@ def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: i
                       dtype=np.int64).reshape(-1, n)
     r_lo, r_hi = float(r_min), float(r_max)
     if pairs:
-        vocab, base, ambiguous, seqs, tags = _embed_pairs(
-            rng, vocab, base, ambiguous, salt, p, n, pairs, n_tags, p_outside, r_min, r_max)
+        vocab, seqs, tags = _embed_pairs(rng, vocab, base, ambiguous, salt, p, n, pairs, n_tags,
+                                         p_outside, r_min, r_max)
         sequences, labels = np.concatenate([sequences, seqs]), np.concatenate([labels, tags])
         norms = np.linalg.norm(vocab, axis=1)  # interior tokens lie inside the shell
         r_lo, r_hi = float(norms.min()), float(norms.max())
-        eps = _separation(vocab, r_hi)
+    eps = _separation(vocab, r_hi)
     ds = TokenDataset(vocab=vocab, sequences=sequences.astype(np.int64),
                       labels=labels.astype(np.int64), r_min=r_lo, r_max=r_hi, eps=eps)
     if not repeats:
@@ -232,8 +237,7 @@ def _embed_pairs(rng: np.random.Generator, vocab: np.ndarray, base: np.ndarray,
             order = rng.permutation(n)
             seqs.append(row[order])
             tags.append(tag[order])
-    return (np.concatenate([vocab, np.asarray(interior)]), base, ambiguous, np.stack(seqs),
-            np.stack(tags))
+    return np.concatenate([vocab, np.asarray(interior)]), np.stack(seqs), np.stack(tags)
 
 
 def read_conll(path: str | Path, column: int = -1) -> list[tuple[list[str], list[str]]]:
