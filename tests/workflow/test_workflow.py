@@ -47,7 +47,8 @@ NEEDS_DEFAULT_SCALE = {
     "trained_models.hybrid_monotone_k", "trained_models.count_receptive_field",
     "trained_models.capacity_follows_ambiguity", "trained_models.capacity_slope",
     # with segment pairs in the CoNLL-shaped data (trained_models.capacity.pairs) full memorization
-    # needs softmax to separate every pair's conflict: 600 steps leave a run at its budget
+    # needs softmax to separate every pair's conflict: 600 steps leave a run at its budget (the
+    # default run's 3,000 leave it censored at N = 16 too; config/paper.yaml's budget may decide it)
     "trained_models.capacity_rank1_reaches",
     # trained polynomial blocks: 2 seeds and 200 steps reach no float64 floor
     "universal_approximation.polynomial_trained_exact",
