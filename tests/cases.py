@@ -226,6 +226,9 @@ TM_COPY = job_params(_TM, "encoders.copy_rows", "copy", supplied=["pattern", "de
 #: Keywords of ``papers.hybrid_rows`` but its wildcards.
 TM_HYBRID = job_params(_TM, "papers.hybrid_rows", "hybrid",
                        supplied=["task", "alternative", "kernel", "k"])
+#: Keywords of ``capacity.capacity_rows`` but its wildcards (arm, N, a); ci.yaml's N and a.
+TM_CAPACITY = job_params(_TM, "capacity.capacity_rows", "capacity", supplied=["arm", "N", "a"])
+TM_CAPACITY_N, TM_CAPACITY_A = TM["capacity"]["N"], TM["capacity"]["a"]
 #: Short budgets for tests that check a job's rows, not what training reaches.
 TM_SHORT = {"budget": 20, "window": 10, "every": 5}
 #: ci.yaml's memorization dataset (``segment_pair_dataset`` keywords), for single training runs.

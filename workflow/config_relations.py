@@ -261,12 +261,31 @@ LINE_POINTS = 2 * (2**12 + 1)
 def _line_fits(d, vocab_size, pairs, heads_pairs, masked_pairs):
     """At d = 1 the tokens of a segment-pair dataset (full or prefix pairs, over the memorization
     vocabulary) are distinct points of a finite grid."""
-    tokens = vocab_size + 4 * max(pairs, heads_pairs, masked_pairs)
+    return _line_grid(d, vocab_size + 4 * max(pairs, heads_pairs, masked_pairs), "vocab_size")
+
+
+def _line_grid(d, tokens: int, vocabulary: str) -> str | None:
+    """At d = 1 the ``tokens`` (a vocabulary of size ``vocabulary`` and 4 interior tokens per
+    segment pair) must fit, drawn at random, on at most half of the line grid."""
     if d > 1 or 2 * tokens <= LINE_POINTS:
         return None
     return (f"at d = 1 the vocabulary and the 4 interior tokens per segment pair ({tokens} tokens) "
             f"must be distinct points of a line grid of {LINE_POINTS}: at most half of it "
-            f"({LINE_POINTS // 2}) can be drawn at random; raise d or lower vocab_size or pairs")
+            f"({LINE_POINTS // 2}) can be drawn at random; raise d or lower {vocabulary} or pairs")
+
+
+def _capacity_pairs(N, pairs, n, V, d):
+    """The segment pairs embedded in every capacity dataset (``expressivity.conll_like``): two
+    sentences each, two segment ends and two interior tokens each, distinct points of the grid."""
+    if not pairs:
+        return None
+    if 2 * pairs > min(N):
+        return f"2 pairs = {2 * pairs} sentences are more than the smallest N = {min(N)}"
+    if n < 4:
+        return "a segment pair's sentences hold two segment ends and two interior tokens: n >= 4"
+    if pairs > math.comb(V, 2):
+        return f"pairs = {pairs} distinct segments need C(V, 2) >= pairs"
+    return _line_grid(d, V + 4 * pairs, "V")
 
 
 def _grids(inv_delta, d, n) -> int:
@@ -406,6 +425,7 @@ RELATIONS: list[Relation] = [
                      "capacity")),
     at_most(f"{TM}.capacity.batch", f"{TM}.capacity.N",
             "a minibatch holds at most the smallest training set's N sentences"),
+    Relation(tuple(f"{TM}.capacity.{k}" for k in ("N", "pairs", "n", "V", "d")), _capacity_pairs),
     segment_pairs(f"{TM}.memorization"),
     segment_pairs(f"{TM}.heads_rank"),
     segment_pairs(f"{TM}.masked", f"{TM}.masked.n"),

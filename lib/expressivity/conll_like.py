@@ -28,6 +28,28 @@ permutation), and reads the CoNLL format for users who have the file.
   ``a`` for every draw (an independent coin per type would make it hinge on whether the few most
   frequent types are ambiguous).
 
+**Embedded segment pairs** (``pairs = P``, 0 by default; the construction is ours [D]). Without
+them the data cannot credit softmax: generic token sets have distinct token means, so mean pooling
+(uniform attention, ``lam = 0``) is already a contextual mapping and the uniform arm memorizes too.
+With ``P > 0`` the vocabulary is rounded to the ``2^-12`` grid of ``expressivity.segment_pairs``
+and the last ``2 P`` sentences are ``P`` segment pairs (``segment_pairs.draw_segments``: two
+sentences ``C ∪ {a_1, a_2}`` and ``C ∪ {b_1, b_2}`` that share ``n - 2`` tokens, among them the
+segment ends ``p, q``, with four new interior types on ``[p, q]`` at positions (1/8, 7/8) and
+(3/8, 5/8), so ``a_1 + a_2 = b_1 + b_2`` exactly). The pair's other ``n - 4`` shared tokens are
+drawn from the Zipf law like any sentence's, its labels are tagged like any sentence's (base tags,
+ambiguous types hashed with the set; the four interior types get base tags), and then one segment
+end's tag is changed in the second sentence so that every pair holds at least one conflict. The
+two sets differ (each holds its own interior types), so the labels stay a function of (token,
+token set) and ``set_ceiling`` stays 1 for sentences of distinct tokens. Why the pairs bind the
+ceilings: in any one-layer transformer with hardmax or uniform attention, a shared token gets the
+same output in both sentences of a pair (the scores are linear in the keys, so hardmax averages
+the same extreme tokens, or the same extreme tokens plus an interior pair with equal sums, and the
+mean is equal: Kajitsuka & Sato 2024, Thm 1's mechanism, notes ``kajitsuka_sato.md`` Sec. 2.3, in
+the general form of ``expressivity.segment_pairs``); one of two different tags is then wrong, so
+``accuracy_ceilings.blind_ceiling`` < 1 bounds the uniform and hardmax arms, while softmax weights
+``e^{f(x_j)}`` see the spread of the interior tokens (Thm 2) and can separate the two sentences.
+``segment_pair_rows(N, P)`` gives the pairs' sentence indices.
+
 ``read_conll`` reads the CoNLL-2003 format (one token a line, ``word POS chunk NER``, blank lines
 between sentences, ``-DOCSTART-`` lines skipped); ``conll_dataset`` turns its sentences into the
 same ``TokenDataset`` (types by frequency rank, random token vectors, tags in the order of
@@ -45,6 +67,7 @@ import numpy as np
 
 from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset, validate_dataset
+from expressivity.segment_pairs import distinct_grid_tokens, draw_segments
 
 #: CoNLL-2003's NER tags (IOB), ``O`` first: tag ``0`` is the base tag of most types.
 CONLL_TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
@@ -90,11 +113,23 @@ def _token_vectors(rng: np.random.Generator, V: int, d: int, r_min: float,
                    r_max: float) -> tuple[np.ndarray, float]:
     """Uniform directions, norms uniform in ``[r_min, r_max]``; the measured smallest pairwise
     distance (the dataset's ``eps``)."""
+    vocab = _random_tokens(rng, V, d, r_min, r_max)
+    return vocab, _separation(vocab, r_max)
+
+
+def _random_tokens(rng: np.random.Generator, V: int, d: int, r_min: float,
+                   r_max: float) -> np.ndarray:
     g = rng.standard_normal((V, d))
     g /= np.linalg.norm(g, axis=1, keepdims=True)
-    vocab = g * rng.uniform(r_min, r_max, size=(V, 1))
+    return g * rng.uniform(r_min, r_max, size=(V, 1))
+
+
+def _separation(vocab: np.ndarray, r_max: float) -> float:
+    """The smallest distance between two tokens of ``vocab`` (``2 r_max`` for a single token),
+    shrunk by a relative 1e-9 so that it is a lower bound; coinciding tokens are refused."""
+    V = len(vocab)
     if V == 1:
-        return vocab, 2 * r_max
+        return 2 * r_max
     sq = (vocab**2).sum(1)
     dist2 = sq[:, None] + sq[None, :] - 2 * vocab @ vocab.T
     dist2[np.diag_indices(V)] = np.inf
@@ -102,40 +137,107 @@ def _token_vectors(rng: np.random.Generator, V: int, d: int, r_min: float,
     eps = float(np.linalg.norm(vocab[a] - vocab[b]))  # exact, not the Gram form's rounding
     if not eps > 0:
         raise ValueError("drawn vocabulary has coinciding tokens; use another seed")
-    return vocab, eps * (1 - 1e-9)
+    return eps * (1 - 1e-9)
+
+
+def _tags(base: np.ndarray, ambiguous: np.ndarray, salt: bytes, row: np.ndarray,
+          n_tags: int) -> np.ndarray:
+    """The tags of one sentence ``row``: each type's base tag, an ambiguous type's tag hashed with
+    the sentence's token set."""
+    labels = base[row].copy()
+    amb = np.flatnonzero(ambiguous[row])
+    if amb.size:
+        labels[amb] = _set_hash_tags(salt, row[amb].tolist(), row.tolist(), n_tags)
+    return labels
+
+
+def segment_pair_rows(N: int, pairs: int) -> np.ndarray:
+    """``(pairs, 2)``: the sentence indices of the segment pairs of ``conll_like_dataset(N=N,
+    pairs=pairs)`` (its last ``2 pairs`` sentences, two by two)."""
+    first = integer("N", N, 1) - 2 * integer("pairs", pairs, 0)
+    return np.arange(first, N, dtype=np.int64).reshape(-1, 2)
 
 
 def conll_like_dataset(rng: np.random.Generator, *, V: int, d: int, n: int, N: int, a: float,
                        n_tags: int = len(CONLL_TAGS), p_outside: float = 0.83,
                        zipf: float = 1.1, repeats: bool = False, r_min: float = 1.0,
-                       r_max: float = 2.0) -> TokenDataset:
+                       r_max: float = 2.0, pairs: int = 0) -> TokenDataset:
     """``N`` CoNLL-shaped sentences of ``n`` tokens over ``V`` types in ``R^d`` with a fraction
-    ``a`` of ambiguous types (module docstring). Validated as a ``TokenDataset`` (Theorem 2's
-    hypotheses) unless ``repeats`` (tokens may then repeat within a sentence)."""
+    ``a`` of ambiguous types, the last ``2 pairs`` of them segment pairs over ``4 pairs`` further
+    interior types (module docstring; ``pairs = 0`` draws exactly what it drew before pairs
+    existed). Validated as a ``TokenDataset`` (Theorem 2's hypotheses) unless ``repeats`` (tokens
+    may then repeat within a sentence; a pair's sentences never do)."""
     V, d, n, N = (integer(k, v, 1) for k, v in (("V", V), ("d", d), ("n", n), ("N", N)))
     n_tags = integer("n_tags", n_tags, 2)
+    pairs = integer("pairs", pairs, 0)
     a, p_outside = _fraction("a", a), _fraction("p_outside", p_outside)
     if not repeats and n > V:
         raise ValueError(f"n = {n} distinct tokens per sentence need V >= n, got V = {V}")
     if not 0 < r_min <= r_max:
         raise ValueError(f"need 0 < r_min <= r_max, got r_min = {r_min}, r_max = {r_max}")
+    if pairs:
+        if n < 4 or n > V:
+            raise ValueError(f"pairs = {pairs} segment pairs need 4 <= n <= V (two segment ends and "
+                             f"two interior tokens), got n = {n}, V = {V}")
+        if 2 * pairs > N:
+            raise ValueError(f"pairs = {pairs} segment pairs need N >= {2 * pairs} sentences, got "
+                             f"N = {N}")
+        if r_max >= 4:
+            raise ValueError(f"pairs need r_max < 4 (exact interior tokens on the grid), got "
+                             f"r_max = {r_max}")
     p = zipf_probabilities(V, zipf)
-    vocab, eps = _token_vectors(rng, V, d, r_min, r_max)
+    vocab = _random_tokens(rng, V, d, r_min, r_max)
     base = np.where(rng.random(V) < p_outside, 0, rng.integers(1, n_tags, size=V))
     ambiguous = ambiguous_types(V, a, float(rng.random()))
     salt = rng.bytes(16)
-    sequences = np.stack([rng.choice(V, size=n, replace=bool(repeats), p=p) for _ in range(N)])
-    labels = base[sequences].copy()
-    for i, row in enumerate(sequences):
-        amb = np.flatnonzero(ambiguous[row])
-        if amb.size:
-            labels[i, amb] = _set_hash_tags(salt, row[amb].tolist(), row.tolist(), n_tags)
+    sequences = np.array([rng.choice(V, size=n, replace=bool(repeats), p=p)
+                          for _ in range(N - 2 * pairs)], dtype=np.int64).reshape(-1, n)
+    labels = np.array([_tags(base, ambiguous, salt, row, n_tags) for row in sequences],
+                      dtype=np.int64).reshape(-1, n)
+    r_lo, r_hi = float(r_min), float(r_max)
+    if pairs:
+        vocab, seqs, tags = _embed_pairs(rng, vocab, base, ambiguous, salt, p, n, pairs, n_tags,
+                                         p_outside, r_min, r_max)
+        sequences, labels = np.concatenate([sequences, seqs]), np.concatenate([labels, tags])
+        norms = np.linalg.norm(vocab, axis=1)  # interior tokens lie inside the shell
+        r_lo, r_hi = float(norms.min()), float(norms.max())
+    eps = _separation(vocab, r_hi)
     ds = TokenDataset(vocab=vocab, sequences=sequences.astype(np.int64),
-                      labels=labels.astype(np.int64), r_min=float(r_min), r_max=float(r_max),
-                      eps=eps)
+                      labels=labels.astype(np.int64), r_min=r_lo, r_max=r_hi, eps=eps)
     if not repeats:
         validate_dataset(ds)
     return ds
+
+
+def _embed_pairs(rng: np.random.Generator, vocab: np.ndarray, base: np.ndarray,
+                 ambiguous: np.ndarray, salt: bytes, p: np.ndarray, n: int, pairs: int,
+                 n_tags: int, p_outside: float, r_min: float, r_max: float):
+    """The vocabulary on the grid (types that rounded onto one point redrawn) with ``4 pairs``
+    interior types appended (their base tags drawn like the others', none ambiguous), and the
+    ``2 pairs`` sentences and tags of the segment pairs (module docstring)."""
+    V = len(vocab)
+    vocab = distinct_grid_tokens(rng, vocab, r_min, r_max)
+    ends, interior = draw_segments(rng, vocab, pairs)
+    inner_base = np.where(rng.random(4 * pairs) < p_outside, 0,
+                          rng.integers(1, n_tags, size=4 * pairs))
+    base = np.concatenate([base, inner_base])
+    ambiguous = np.concatenate([ambiguous, np.zeros(4 * pairs, dtype=bool)])
+    seqs, tags = [], []
+    for i, (end_p, end_q) in enumerate(ends):
+        others = p.copy()
+        others[[end_p, end_q]] = 0
+        rest = rng.choice(V, size=n - 4, replace=False, p=others / others.sum())
+        shared = [end_p, end_q, *(int(t) for t in rest)]
+        first = V + 4 * i
+        rows = [np.asarray(shared + [first, first + 1]), np.asarray(shared + [first + 2, first + 3])]
+        lab = [_tags(base, ambiguous, salt, row, n_tags) for row in rows]
+        forced = int(rng.integers(0, 2))  # p or q: its tag differs between the two sentences
+        lab[1][forced] = (lab[0][forced] + 1 + rng.integers(0, n_tags - 1)) % n_tags
+        for row, tag in zip(rows, lab, strict=True):
+            order = rng.permutation(n)
+            seqs.append(row[order])
+            tags.append(tag[order])
+    return np.concatenate([vocab, np.asarray(interior)]), np.stack(seqs), np.stack(tags)
 
 
 def read_conll(path: str | Path, column: int = -1) -> list[tuple[list[str], list[str]]]:

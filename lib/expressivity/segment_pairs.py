@@ -88,7 +88,12 @@ def _grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
     """Random tokens (uniform directions, norms uniform in [r_min, r_max]) rounded to the grid."""
     g = rng.standard_normal((vocab_size, d))
     g /= np.linalg.norm(g, axis=1, keepdims=True)
-    tokens = g * rng.uniform(r_min, r_max, size=(vocab_size, 1))
+    return _on_grid(g * rng.uniform(r_min, r_max, size=(vocab_size, 1)))
+
+
+def _on_grid(tokens: np.ndarray) -> np.ndarray:
+    """``tokens`` rounded to multiples of ``2^-GRID_BITS`` (coordinates below 4 in magnitude then
+    keep every interior token exact in float32; module docstring)."""
     return np.round(tokens * 2**GRID_BITS) / 2**GRID_BITS
 
 
@@ -99,10 +104,18 @@ REDRAWS = 100
 
 def _distinct_grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_min: float,
                          r_max: float) -> np.ndarray:
-    """``_grid_vocab`` with tokens that rounded onto an earlier one redrawn (the generator draws
-    nothing more when no two coincide). A ``ValueError`` names ``d`` and ``vocab_size`` when the
-    grid is too small for them."""
-    base = _grid_vocab(rng, vocab_size, d, r_min, r_max)
+    """``_grid_vocab`` with tokens that rounded onto an earlier one redrawn
+    (``distinct_grid_tokens``)."""
+    return distinct_grid_tokens(rng, _grid_vocab(rng, vocab_size, d, r_min, r_max), r_min, r_max)
+
+
+def distinct_grid_tokens(rng: np.random.Generator, tokens: np.ndarray, r_min: float,
+                         r_max: float) -> np.ndarray:
+    """``tokens`` (``(V, d)``, norms in ``[r_min, r_max]``) rounded to the grid, those that rounded
+    onto an earlier one redrawn (the generator draws nothing more when no two coincide). A
+    ``ValueError`` names ``d`` and ``vocab_size`` when the grid is too small for them."""
+    base = _on_grid(tokens)
+    vocab_size, d = base.shape
     for _ in range(REDRAWS):
         _, first = np.unique(base, axis=0, return_index=True)
         repeats = np.setdiff1d(np.arange(vocab_size), first)
@@ -116,6 +129,37 @@ def _distinct_grid_vocab(rng: np.random.Generator, vocab_size: int, d: int, r_mi
 
 def _token_key(x: np.ndarray) -> bytes:
     return (x + 0.0).tobytes()  # + 0.0: -0.0 and 0.0 are the same coordinate
+
+
+def draw_segments(rng: np.random.Generator, base: np.ndarray,
+                  pairs: int) -> tuple[list[tuple[int, int]], list[np.ndarray]]:
+    """``pairs`` distinct random segments ``(p, q)`` between tokens of ``base`` (``(V, d)``, on the
+    ``2^-GRID_BITS`` grid) and their interior tokens ``p + s (q - p)``, ``s`` in ``POSITIONS_A``
+    then ``POSITIONS_B`` (four a segment, in that order). A segment whose interior tokens meet a
+    token of ``base``, an earlier interior token or 0 is passed over (in practice only at d = 1); a
+    ``ValueError`` names ``pairs`` when the segments run out."""
+    vocab_size, d = base.shape
+    ends: list[tuple[int, int]] = []
+    taken: set[tuple[int, int]] = set()
+    interior: list[np.ndarray] = []
+    tokens_seen = {_token_key(x) for x in base}
+    while len(ends) < pairs:
+        if len(taken) == vocab_size * (vocab_size - 1) // 2:
+            raise ValueError(f"pairs={pairs} segments whose interior tokens are new points could "
+                             f"not be found among the vocab_size={vocab_size} tokens in d={d}; "
+                             "raise d or vocab_size")
+        p, q = (int(t) for t in rng.choice(vocab_size, size=2, replace=False))
+        if (min(p, q), max(p, q)) in taken:
+            continue
+        taken.add((min(p, q), max(p, q)))
+        inner = [base[p] + float(s) * (base[q] - base[p]) for s in (*POSITIONS_A, *POSITIONS_B)]
+        keys = {_token_key(x) for x in inner}
+        if len(keys) < 4 or keys & tokens_seen or not all(x.any() for x in inner):
+            continue  # an interior token on an earlier token or at 0 (in practice only at d = 1)
+        tokens_seen |= keys
+        ends.append((p, q))
+        interior += inner
+    return ends, interior
 
 
 def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n: int,
@@ -148,26 +192,7 @@ def segment_pair_dataset(rng: np.random.Generator, *, vocab_size: int, d: int, n
                          f"n={n} tokens, but C({vocab_size}, {n}) = "
                          f"{n_token_sets(vocab_size, n)}")
     base = _distinct_grid_vocab(rng, vocab_size, d, r_min, r_max)
-    ends: list[tuple[int, int]] = []
-    taken: set[tuple[int, int]] = set()
-    interior: list[np.ndarray] = []
-    tokens_seen = {_token_key(x) for x in base}
-    while len(ends) < pairs:
-        if len(taken) == vocab_size * (vocab_size - 1) // 2:
-            raise ValueError(f"pairs={pairs} segments whose interior tokens are new points could "
-                             f"not be found among the vocab_size={vocab_size} tokens in d={d}; "
-                             "raise d or vocab_size")
-        p, q = (int(t) for t in rng.choice(vocab_size, size=2, replace=False))
-        if (min(p, q), max(p, q)) in taken:
-            continue
-        taken.add((min(p, q), max(p, q)))
-        inner = [base[p] + float(s) * (base[q] - base[p]) for s in (*POSITIONS_A, *POSITIONS_B)]
-        keys = {_token_key(x) for x in inner}
-        if len(keys) < 4 or keys & tokens_seen or not all(x.any() for x in inner):
-            continue  # an interior token on an earlier token or at 0 (in practice only at d = 1)
-        tokens_seen |= keys
-        ends.append((p, q))
-        interior += inner
+    ends, interior = draw_segments(rng, base, pairs)
     seqs, labels, pair_rows = [], [], []
     for i, (p, q) in enumerate(ends):
         rest = rng.permutation([t for t in range(vocab_size) if t not in (p, q)])[: n - 4]

@@ -10,12 +10,14 @@ from expressivity.claims.trained_models.capacity import CLAIMS, width_bounds
 BY_ID = {c.id.split(".", 1)[1]: c for c in CLAIMS}
 
 
-def _cell(arm, N, a, q, existence, accuracy=0.9, token_ceiling=0.9):
+def _cell(arm, N, a, q, existence, accuracy=0.9, token_ceiling=0.9, pairs=2, conflicts=4):
     outcome = {"yes": "reached", "no": "plateau", "not evaluated": "budget"}[existence]
     return [{"arm": arm, "N": N, "a": a, "q": q, "n": 8, "seed_index": i, "lr": 0.1,
              "cell_lr": 0.1, "outcome": outcome, "cell_existence": existence,
              "accuracy": 1.0 if existence == "yes" else accuracy, "token_ceiling": token_ceiling,
-             "set_ceiling": 1.0, "precision": "float32"} for i in range(2)]
+             "set_ceiling": 1.0, "pairs": pairs, "conflicts": conflicts if pairs else 0,
+             "blind_ceiling": 1 - conflicts / (8 * N) if pairs else math.nan,
+             "precision": "float32"} for i in range(2)]
 
 
 def _table(cells):
@@ -60,17 +62,38 @@ def test_beats_token_only_pass_fail_missing():
     assert row["status"] == "not evaluated" and row["reason"] == "no items"
 
 
-def test_softmax_needed_pass_fail_missing():
+def test_softmax_needed_against_the_blind_ceiling():
+    """N = 16, n = 8, 4 conflicts: the blind ceiling is 124 / 128; accuracies in tokens."""
     claim = BY_ID["capacity_softmax_needed"]
-    credited = [("sgd", 16, 0.2, 64, "yes"), ("uniform", 16, 0.2, 64, "no")]
-    assert claim.judge(_table(credited))["status"] == "pass"
-    row = claim.judge(_table([("sgd", 16, 0.2, 64, "yes"), ("uniform", 16, 0.2, 64, "yes")]))
-    assert row["status"] == "fail" and "uniform reaches it in 1" in row["note"]
-    row = claim.judge(_table([("sgd", 16, 0.2, 64, "yes")]))
-    assert row["status"] == "not evaluated" and row["reason"] == "no items"
-    open_cell = [("sgd", 16, 0.2, 64, "not evaluated"), ("uniform", 16, 0.2, 64, "no")]
+    ceiling = 124 / 128
+    credited = [("sgd", 16, 0.2, 64, "no", 125 / 128), ("uniform", 16, 0.2, 64, "no", ceiling)]
+    row = claim.judge(_table(credited))
+    assert row["status"] == "pass" and "best softmax +1 tokens" in row["note"]
+    at_ceiling = [("sgd", 16, 0.2, 64, "no", ceiling), ("uniform", 16, 0.2, 64, "no", ceiling)]
+    assert claim.judge(_table(at_ceiling))["status"] == "fail"
+    # a uniform run above a bound no uniform layer exceeds: that dataset credits nothing
+    uniform_above = [("sgd", 16, 0.2, 64, "yes"), ("uniform", 16, 0.2, 64, "no", 125 / 128)]
+    row = claim.judge(_table(uniform_above))
+    assert row["status"] == "fail" and "rounding?" in row["note"]
+    # float rounding of an accuracy at the ceiling is not a token above it
+    rounded = [("sgd", 16, 0.2, 64, "no", ceiling + 1e-9), ("uniform", 16, 0.2, 64, "no", 0.5)]
+    assert claim.judge(_table(rounded))["status"] == "fail"
+    open_cell = [("sgd", 16, 0.2, 64, "not evaluated", ceiling),
+                 ("uniform", 16, 0.2, 64, "no", ceiling)]
     row = claim.judge(_table(open_cell))
     assert row["status"] == "not evaluated" and row["reason"] == "censored"
+    row = claim.judge(_table([("sgd", 16, 0.2, 64, "yes")]))
+    assert row["status"] == "not evaluated" and row["reason"] == "no items"
+
+
+def test_softmax_needed_without_pairs_is_not_evaluated():
+    """No segment pairs: uniform attention may memorize too, so even softmax at 100 % with uniform
+    below it credits nothing (never a pass)."""
+    claim = BY_ID["capacity_softmax_needed"]
+    no_pairs = [("sgd", 16, 0.2, 64, "yes", 1.0, 0.9, 0), ("uniform", 16, 0.2, 64, "no", 0.5, 0.9, 0)]
+    row = claim.judge(_table(no_pairs))
+    assert row["status"] == "not evaluated" and row["reason"] == "no items"
+    assert "no segment pairs" in row["note"] and "cannot credit softmax" in row["note"]
 
 
 def test_follows_ambiguity_pass_fail_censored():

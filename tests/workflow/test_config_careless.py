@@ -147,6 +147,12 @@ RELATIONS = [
     Careless("width-N-over-token-sets-by-n", {f"{MEM}.vocab_size": 5, f"{WS}.N": [6]},
              (f"{WS}.N", "C(5, 4) = 5")),
     Careless("mem-n-below-pair", {f"{MEM}.n": 3}, (f"{MEM}.n",)),
+    # the capacity datasets' segment pairs: two sentences each, n >= 4, distinct grid points
+    Careless("capacity-pairs-over-N", {f"{TM}.capacity.pairs": 5},
+             (f"{TM}.capacity.pairs", f"{TM}.capacity.N", "smallest N = 8")),
+    Careless("capacity-n-below-pair", {f"{TM}.capacity.n": 3}, (f"{TM}.capacity.n", "n >= 4")),
+    Careless("capacity-line-too-many-tokens", {f"{TM}.capacity.d": 1, f"{TM}.capacity.V": 4100},
+             (f"{TM}.capacity.V", f"{TM}.capacity.pairs", "distinct points")),
     Careless("mem-n-over-vocab", {f"{MEM}.vocab_size": 4, f"{MEM}.n": 5}, (f"{MEM}.n",)),
     Careless("one-class", {f"{MEM}.n_classes": 1}, (f"{MEM}.n_classes",)),
     # at d = 1 the grid-rounded tokens of a segment-pair dataset coincide (a late "eps must be > 0")

@@ -1,7 +1,10 @@
 """Figure: Kajitsuka & Sato 2024's memorization at CoNLL shape: training accuracy (mean over seeds,
 bars from the lowest to the highest seed) against the FFN width q, one panel per (N, a), one line
 per arm; filled markers: some seed reaches 99.5 % of the set-consistent ceiling; the exact
-token-only ceiling drawn as the baseline."""
+token-only ceiling drawn as the baseline, and with segment pairs the exact blind ceiling (no
+uniform or hardmax layer exceeds it)."""
+
+import math
 
 from expressivity.claims import verdict_lines
 from expressivity.io import read_table
@@ -12,7 +15,8 @@ from expressivity.training_protocol import EXISTS
 log = job_log(snakemake)
 df = read_table(snakemake.input.capacity, ["arm", "N", "a", "q", "cell_accuracy_mean",
                                      "cell_accuracy_min", "cell_accuracy_max", "cell_existence",
-                                     "token_ceiling", "set_ceiling", "target", "seed_index"])
+                                     "token_ceiling", "set_ceiling", "blind_ceiling", "target",
+                                     "seed_index"])
 cells = df.groupby(["arm", "N", "a", "q"], sort=False, as_index=False).first()
 panels = sorted({(N, a) for N, a in zip(cells["N"], cells["a"], strict=True)})
 arms = list(dict.fromkeys(cells["arm"]))
@@ -40,6 +44,9 @@ with figure(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False) as (fig
         ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:.4g}")
         ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
                    label=f"token-only ceiling {r['token_ceiling']:.3f}")
+        if not math.isnan(r["blind_ceiling"]):
+            ax.axhline(r["blind_ceiling"], color="black", ls="-.", lw=1,
+                       label=f"blind ceiling {r['blind_ceiling']:.3f} (uniform, hardmax)")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("FFN width q (arms side by side at each width)")
         ax.set_ylabel("training accuracy per token\n(mean, lowest to highest seed)")

@@ -19,8 +19,14 @@ optimiser):
 - ``full_rank``: one tied head of size ``d`` (``W_Q W_K^T = w w^T`` of rank ``d``), the upper
   control.
 
+With ``pairs = P > 0`` the last ``2 P`` sentences of every dataset are segment pairs
+(``conll_like``'s module docstring), and the dataset's exact ``blind_ceiling`` (``accuracy_ceilings``:
+no one-layer transformer with uniform or hardmax attention exceeds it) is a column, against which
+``claims.trained_models.capacity`` credits softmax; with ``pairs = 0`` the column is NaN (uniform
+attention can memorize generic sentences, nothing caps it).
+
 Rows: one per (q, lr, seed) run with the cell's summary (existence, reliability, steps to target),
-the dataset's ceilings (token-only, set-consistent), its share of ambiguous tokens, the learned
+the dataset's ceilings (token-only, set-consistent, blind), its segment pairs and their conflicts, the learned
 temperature and the learned separation (``expressivity.learned_separation``: the smallest gap
 between a token's context ids in different token sets, for the rank-1 arms).
 """
@@ -32,8 +38,13 @@ import math
 
 import numpy as np
 
-from expressivity.accuracy_ceilings import set_ceiling, token_ceiling
-from expressivity.conll_like import conll_like_dataset
+from expressivity.accuracy_ceilings import (
+    blind_ceiling,
+    pair_conflicts,
+    set_ceiling,
+    token_ceiling,
+)
+from expressivity.conll_like import conll_like_dataset, segment_pair_rows
 from expressivity.experiments.trained_models.cost import (
     BASE_BYTES,
     MEM_FLOP,
@@ -77,15 +88,27 @@ def _a_value(a) -> float:
 
 
 def capacity_dataset(seed: int, *, N: int, a: float, V: int, d: int, n: int, p_outside: float,
-                     zipf: float):
-    """The dataset of one (N, a): its own stream of the root seed (every arm trains on it)."""
+                     zipf: float, pairs: int = 0):
+    """The dataset of one (N, a): its own stream of the root seed (every arm trains on it), the
+    last ``2 pairs`` sentences segment pairs."""
     rng = generator(seed, f"{STAGE}.capacity_dataset", N=N, a=a)
-    return conll_like_dataset(rng, V=V, d=d, n=n, N=N, a=a, p_outside=p_outside, zipf=zipf)
+    return conll_like_dataset(rng, V=V, d=d, n=n, N=N, a=a, p_outside=p_outside, zipf=zipf,
+                              pairs=pairs)
+
+
+def pair_columns(ds, pairs: int) -> dict:
+    """``pairs``, their ``conflicts`` (shared tokens tagged differently within a pair, checked
+    exactly) and the ``blind_ceiling`` ``1 - conflicts / (n N)`` (NaN without pairs)."""
+    if not pairs:
+        return {"pairs": 0, "conflicts": 0, "blind_ceiling": math.nan}
+    rows = segment_pair_rows(ds.N, pairs)
+    return {"pairs": pairs, "conflicts": pair_conflicts(ds, rows),
+            "blind_ceiling": blind_ceiling(ds, rows)}
 
 
 def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads: int,
                   device: str, seeds: int, min_gain: float, lr_decay: float, V: int, d: int,
-                  n: int, p_outside: float, zipf: float, widths: list[int],
+                  n: int, p_outside: float, zipf: float, pairs: int, widths: list[int],
                   control_widths: list[int], batch: int,
                   momentum: float, lr: float | list[float], adam_lr: float | list[float],
                   budget: int, window: int, every: int,
@@ -98,7 +121,8 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
     head_size = d if size == "d" else size
     widths = widths if arm in RANK1_ARMS else control_widths
     dev = configure_torch(threads, device)
-    ds = capacity_dataset(seed, N=N, a=a, V=V, d=d, n=n, p_outside=p_outside, zipf=zipf)
+    ds = capacity_dataset(seed, N=N, a=a, V=V, d=d, n=n, p_outside=p_outside, zipf=zipf,
+                          pairs=pairs)
     ceiling = set_ceiling(ds)
     proto = protocol(target=TARGET_SHARE * ceiling, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
@@ -107,7 +131,7 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
     data = {"arm": arm, "sigma": sigma if heads else "none", "optimiser": optimiser,
             "head_size": head_size if heads else 0, "N": N, "a": a, "n": n, "d": d, "V": V,
             "batch": batch, "set_ceiling": ceiling, "token_ceiling": token_ceiling(ds),
-            "target_share": TARGET_SHARE, **run_info(dev)}
+            "target_share": TARGET_SHARE, **pair_columns(ds, pairs), **run_info(dev)}
     rows, done = [], 0
     for q in widths:
         runs = []

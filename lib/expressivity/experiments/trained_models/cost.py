@@ -44,7 +44,7 @@ ENC_STEP, ENC_FLOP = 1.55e-3, 1.3e-10
 #: The copying task's sparsity sweep and STAR relay plan as "copy"; "hybrid" is not yet measured
 #: (the whole budget); "capacity" (``capacity.capacity_cost``) from the default run's table.
 BUDGET_USED = {"memorization": 0.58, "heads": 0.19, "width": 0.56, "copy": 0.30, "hybrid": 1.0,
-               "capacity": 0.68}
+               "capacity": 0.92}
 
 
 def _grid(lr) -> int:

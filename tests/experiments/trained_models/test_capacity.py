@@ -1,0 +1,40 @@
+"""The capacity jobs (expressivity.experiments.trained_models.capacity) on config/ci.yaml's case:
+every row carries its dataset's segment pairs, their conflicts and the exact blind ceiling (NaN
+without pairs), and the same wildcards give the same rows."""
+
+import math
+
+import numpy as np
+from cases import TM_CAPACITY, TM_CAPACITY_A, TM_CAPACITY_N, TM_SHORT
+
+from expressivity.accuracy_ceilings import blind_ceiling
+from expressivity.conll_like import segment_pair_rows
+from expressivity.experiments.trained_models.capacity import (
+    capacity_dataset,
+    capacity_rows,
+    pair_columns,
+)
+
+DATA = {k: TM_CAPACITY[k] for k in ("seed", "V", "d", "n", "p_outside", "zipf")}
+
+
+def test_rows_carry_the_blind_ceiling_of_their_pairs():
+    assert TM_CAPACITY["pairs"] > 0  # ci.yaml embeds pairs: the softmax credit is decided there
+    job = {**TM_CAPACITY, **TM_SHORT}
+    N, a = TM_CAPACITY_N[0], TM_CAPACITY_A[0]
+    rows = capacity_rows(arm="uniform", N=str(N), a=str(a), **job)
+    assert rows == capacity_rows(arm="uniform", N=N, a=a, **job)
+    ds = capacity_dataset(N=N, a=a, pairs=job["pairs"], **DATA)
+    ceiling = blind_ceiling(ds, segment_pair_rows(N, job["pairs"]))
+    assert all(r["pairs"] == job["pairs"] and r["conflicts"] >= job["pairs"]
+               and r["blind_ceiling"] == ceiling == 1 - r["conflicts"] / (N * r["n"]) < 1
+               and r["accuracy"] <= ceiling + 1 / (2 * N * r["n"]) for r in rows)
+
+
+def test_no_pairs_leave_the_blind_ceiling_empty():
+    N, a = TM_CAPACITY_N[0], TM_CAPACITY_A[0]
+    ds = capacity_dataset(N=N, a=a, pairs=0, **DATA)
+    cols = pair_columns(ds, 0)
+    assert cols["pairs"] == cols["conflicts"] == 0 and math.isnan(cols["blind_ceiling"])
+    paired = capacity_dataset(N=N, a=a, pairs=TM_CAPACITY["pairs"], **DATA)
+    assert not np.array_equal(ds.vocab, paired.vocab[: len(ds.vocab)])  # rounded to the grid
