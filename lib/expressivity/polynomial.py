@@ -256,3 +256,9 @@ def readout_excess(model: PolynomialBlocks, x: np.ndarray, y: np.ndarray, x_test
     beta = fit_readout(features(model, x), y)
     return float(np.mean((features(model, x_test) @ beta - f_test) ** 2))
 
+
+def degree_bound(blocks: int) -> int:
+    """The largest degree ``3^L`` the features of ``L`` trained softmax-free blocks can have: a
+    block's output is a product of at most three of its inputs (query, key and value, no softmax
+    to normalise them), so each block at most triples the degree."""
+    return 3**blocks

@@ -98,19 +98,17 @@ def _layer_norm(H: torch.Tensor, gain: torch.Tensor, bias: torch.Tensor) -> torc
     return scaled * gain[:, None, None] + bias[:, None, None]
 
 
-#: Training points per replica the protocol's metric is evaluated on (the first ones: the draws are
-#: independent, so they are a random subset; the whole training set when smaller).
-EVAL_POINTS = 512
-
-
 class _Regression:
     """The replicas' padded data (``Y: (R, N_max, T)``, ``t: (R, N_max)``, sizes ``N: (R,)``) and
     their minibatches: replica ``r`` draws ``batch`` indices below its ``N_r`` from its own
-    generator, ``every`` steps at a time. The metric is evaluated on the first ``EVAL_POINTS``."""
+    generator, ``every`` steps at a time. The metric is evaluated on the first ``eval_points``
+    (the draws are independent, so they are a random subset; all of them when fewer)."""
 
-    def __init__(self, model: RegressionTransformer, Y, t, sizes, sigma2, rngs, batch, every):
+    def __init__(self, model: RegressionTransformer, Y, t, sizes, sigma2, rngs, batch, every,
+                 eval_points):
         self.model, self.Y, self.t, self.sizes = model, Y, t, sizes
         self.sigma2, self.rngs, self.size, self.every = sigma2, rngs, batch, every
+        self.eval_points = eval_points
         self.block: torch.Tensor | None = None
 
     def batch(self, step: int) -> list[torch.Tensor]:
@@ -125,9 +123,9 @@ class _Regression:
         return ((self.model(Y) - torch.take_along_dim(self.t, rows, 1)) ** 2).mean(1)
 
     def evaluate(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Per replica the MSE on its first ``EVAL_POINTS`` training points and its share of
+        """Per replica the MSE on its first ``eval_points`` training points and its share of
         the decades from their mean square down to the noise level (``floor_accuracy``)."""
-        k = min(EVAL_POINTS, self.Y.shape[1])
+        k = min(self.eval_points, self.Y.shape[1])
         n = self.sizes.clamp(max=k)
         mask = torch.arange(k)[None, :] < n[:, None]
         t = self.t[:, :k]
@@ -148,12 +146,14 @@ class _Regression:
 def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
                      y_test: list[np.ndarray], *, sigma: float, width: int, hidden: int,
                      init: list[np.random.Generator], protocol: Protocol, lr: float, batch: int,
+                     eval_points: int,
                      dtype: torch.dtype = torch.float32, progress: Progress | None = None
                      ) -> list[dict]:
     """Train one replica per draw ``i`` on token values ``y_train[i]: (N_i, T)`` and noisy
     targets ``t_train[i]: (N_i,)``, standardised (its mean ``mu_i`` and standard deviation
     ``s_i``; the noise level becomes ``sigma / s_i``), ``init[i]`` drawing its weights, then its
-    minibatches, until ``protocol`` stops it; returns per replica the monitor's result, its
+    minibatches, until ``protocol`` stops it (its metric evaluated on each replica's first
+    ``eval_points`` training points); returns per replica the monitor's result, its
     learning rate and its predictions ``"prediction" = mu_i + s_i f(y_test[i])`` at the stop.
     ``progress`` counts steps (of the longest run)."""
     if not (len(y_train) == len(t_train) == len(y_test) == len(init) >= 1):
@@ -161,7 +161,7 @@ def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
                          f"{len(y_train)}, {len(t_train)}, {len(y_test)}, {len(init)}")
     if not finite_number("sigma", sigma) > 0:
         raise ValueError(f"sigma must be > 0, got {sigma!r}")
-    batch = integer("batch", batch, 1)
+    batch, eval_points = integer("batch", batch, 1), integer("eval_points", eval_points, 1)
     mu = np.array([v.mean() for v in t_train])
     sd = np.array([v.std() for v in t_train])
     sizes = torch.tensor([len(v) for v in t_train])
@@ -172,7 +172,7 @@ def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
     params = FlatReplicas(model)
     job = _Regression(model, pad(y_train), pad([(v - m) / s for v, m, s in zip(
         t_train, mu, sd, strict=True)]), sizes, torch.tensor(sigma**2 / sd**2, dtype=dtype),
-        list(init), batch, protocol.every)
+        list(init), batch, protocol.every, eval_points)
     test = torch.tensor(np.stack(y_test), dtype=dtype)
     predictions: list[np.ndarray | None] = [None] * len(init)
 
@@ -186,16 +186,3 @@ def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
                                  progress=progress)
     return [{**m.result(), "lr": lr, "prediction": p}
             for m, p in zip(monitors, predictions, strict=True)]
-
-
-def transformer_cost(*, replicas: int, tokens: int, width: int, hidden: int, batch: int,
-                     budget: int, every: int, n_test: int) -> float:
-    """Predicted CPU seconds of ``fit_transformers`` with every replica at its ``budget``: per
-    step 2 ms and ``6 T (4 m^2 + 2 m h + 2 T m + 10 m)`` flops a sample (forward and backward) at
-    1e9 flop/s (these small batched products run far below peak), ``batch`` samples a replica,
-    and every ``every`` steps a forward pass on ``EVAL_POINTS`` of them, then one on the test
-    points."""
-    m, h, T = width, hidden, tokens
-    per_sample = 6.0 * T * (4 * m * m + 2 * m * h + 2 * T * m + 10 * m)
-    samples = budget * batch + (budget // every + 1) * EVAL_POINTS / 3 + n_test / 3
-    return budget * 2e-3 + replicas * samples * per_sample / 1e9

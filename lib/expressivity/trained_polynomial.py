@@ -34,11 +34,6 @@ from expressivity.training_protocol import Monitor, Protocol
 EPS = float(np.finfo(float).eps) / 2
 
 
-def degree_bound(blocks: int) -> int:
-    """The largest degree ``3^L`` the features of ``L`` trained softmax-free blocks can have."""
-    return 3**blocks
-
-
 def floor_accuracy(error: float, floor: float, band: float) -> float:
     """The protocol's metric of a regression run: the fraction of the decades down to the
     read-out's float64 floor (widened by ``band`` decades of rounding) that the error has covered,

@@ -51,7 +51,7 @@ def test_a_short_fit_lowers_the_excess_risk():
     proto = Protocol(target=1.0, budget=600, every=20, window=100, min_gain=0.01, decay=10)
     runs = fit_transformers([d[0] for d in data], [d[1] for d in data], [d[2] for d in data],
                             sigma=0.1, width=4, hidden=4, protocol=proto, lr=0.03, batch=32,
-                            init=[np.random.default_rng(i) for i in range(2)])
+                            eval_points=512, init=[np.random.default_rng(i) for i in range(2)])
     for run, (*_, f_test) in zip(runs, data, strict=True):
         assert run["outcome"] in ("reached", "plateau", "budget")
         assert np.mean((run["prediction"] - f_test) ** 2) < 0.05 * np.var(f_test)
@@ -61,5 +61,5 @@ def test_mismatched_replicas_are_refused():
     proto = Protocol(target=1.0, budget=40, every=10, window=20, min_gain=0.01)
     with pytest.raises(ValueError, match="one entry per replica"):
         fit_transformers([np.zeros((4, 3))], [], [np.zeros((2, 3))], sigma=0.1, width=4,
-                         hidden=4, protocol=proto, lr=0.01, batch=2,
+                         hidden=4, protocol=proto, lr=0.01, batch=2, eval_points=4,
                          init=[np.random.default_rng(0)])

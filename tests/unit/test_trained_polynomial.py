@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from expressivity.polynomial import embed, make_blocks
-from expressivity.trained_polynomial import TrainedBlocks, degree_bound, floor_accuracy
+from expressivity.polynomial import degree_bound, embed, make_blocks
+from expressivity.trained_polynomial import TrainedBlocks, floor_accuracy
 
 torch.set_default_dtype(torch.float64)
 

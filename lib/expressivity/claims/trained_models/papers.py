@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, spearmanr
 
 from expressivity.claims import Claim, Measurement, Power, not_evaluated
 from expressivity.claims.trained_models.common import (
@@ -120,6 +119,8 @@ def _sign_pairs(df: pd.DataFrame) -> list[tuple[str, np.ndarray, np.ndarray]]:
 def sign_test(below: int, pairs: int) -> float:
     """One-sided sign test: ``P(Binomial(pairs, 1/2) >= below)`` (ties dropped before); 1 for no
     pairs."""
+    from scipy.stats import binom  # on use: the workflow loads the registry at every start
+
     return float(binom.sf(below - 1, pairs, 0.5)) if pairs else 1.0
 
 
@@ -146,6 +147,8 @@ def _random_below(t) -> Measurement:
 
 
 def _random_below_power(t, rng: np.random.Generator) -> list[Power]:
+    from scipy.stats import binom
+
     pairs = _sign_pairs(t["sparsity"])
     if not pairs:
         return []
@@ -253,6 +256,8 @@ def _star_load(t) -> Measurement:
 
 def _rho(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rho, 0 for a constant ``y`` (no fall with ``x`` there)."""
+    from scipy.stats import spearmanr
+
     return 0.0 if np.unique(y).size == 1 else float(spearmanr(x, y).statistic)
 
 

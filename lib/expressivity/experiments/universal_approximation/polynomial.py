@@ -17,6 +17,7 @@ from expressivity.polynomial import (
     SCALES,
     VARIANTS,
     affine_forms,
+    degree_bound,
     evaluate_polynomial,
     features,
     fit_readout,
@@ -30,10 +31,7 @@ from expressivity.polynomial import (
     relative_error,
     staircase_error,
 )
-from expressivity.regression_transformer import fit_transformers, transformer_cost
-from expressivity.regression_transformer import n_parameters as transformer_parameters
 from expressivity.rng import generator
-from expressivity.trained_polynomial import degree_bound, train_blocks
 from expressivity.training_protocol import Protocol, cell_summary
 
 
@@ -157,6 +155,8 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
     rounding: condition 1e29 at degree 27, d = 1; ``fixed_gap`` is NaN there).
     One row per run with its cell's summary over seeds (existence, reliability with its Wilson
     interval; ``training_protocol.cell_summary``) and the protocol's settings."""
+    from expressivity.trained_polynomial import train_blocks  # torch: in the job, not the DAG
+
     d, seeds = integer("d", d, 1), integer("seeds", seeds, 1)
     blocks, n_test = sizes("blocks", blocks, 1), integer("n_test", n_test, 1)
     oversample = integer("oversample", oversample, 1)
@@ -217,6 +217,8 @@ def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, overs
 #: The transformer arm's protocol constants: the least rise of its metric over a window that is
 #: not a plateau, and the factor its learning rate is divided by before one is declared.
 TRANSFORMER_MIN_GAIN, TRANSFORMER_LR_DECAY = 0.01, 10.0
+#: Training points per replica the transformer arm's metric is evaluated on.
+TRANSFORMER_EVAL_POINTS = 512
 
 
 def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int, n_test: int,
@@ -236,6 +238,9 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
     window of ``transformer_window`` steps, at most ``transformer_budget`` steps). ``converged``
     counts the fits that stopped by their own rule (MINPACK's tolerances; the protocol's target or
     plateau), never at their budget."""
+    from expressivity.regression_transformer import fit_transformers  # torch: in the job only
+    from expressivity.regression_transformer import n_parameters as transformer_parameters
+
     d, degree = integer("d", d, 1), integer("degree", degree, 2)
     n_train, n_test = sizes("n_train", n_train, 1), integer("n_test", n_test, 1)
     repeats = integer("repeats", repeats, 2)
@@ -294,6 +299,7 @@ def regression_table(*, d: int, degree: int, n_train, sigma: float, repeats: int
     runs = fit_transformers([v[1] for v in draws], [v[2] for v in draws], [v[3] for v in draws],
                             sigma=sigma, width=tf_width, hidden=tf_hidden, protocol=proto,
                             lr=transformer_lr, batch=tf_batch,
+                            eval_points=TRANSFORMER_EVAL_POINTS,
                             progress=None if log is None else Progress(
                                 log, "transformer steps (at most)", proto.budget),
                             init=[generator(seed, f"{STAGE}.regression_transformer", n_train=N,
@@ -331,16 +337,29 @@ def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
                     transformer_budget: int, transformer_every: int) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at 5e9 flop/s, the
     networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the ``N x P`` Jacobian each)
-    at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps (``transformer_cost``)."""
+    at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps (``_transformer_seconds``)."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
     P = n_parameters(width_for(n_tokens(d, degree), d), d)
     mlp = mlp_repeats * mlp_restarts * 500 * sum(4.0 * N * P**2 for N in n_train)
     T = n_tokens(d, degree)
-    seconds = transformer_cost(replicas=transformer_repeats * len(n_train), tokens=T,
-                               width=transformer_width, hidden=transformer_hidden,
-                               batch=transformer_batch, budget=transformer_budget,
-                               every=transformer_every, n_test=n_test)
+    seconds = _transformer_seconds(replicas=transformer_repeats * len(n_train), tokens=T,
+                                   width=transformer_width, hidden=transformer_hidden,
+                                   batch=transformer_batch, budget=transformer_budget,
+                                   every=transformer_every, n_test=n_test)
     return (flops / 5e9 + mlp / 1e9 + seconds,
             round((100 + 8 * max(n_train) * T * (3 + transformer_repeats * len(n_train)) / 1e6)
                   * MB))
+
+
+def _transformer_seconds(*, replicas: int, tokens: int, width: int, hidden: int, batch: int,
+                         budget: int, every: int, n_test: int) -> float:
+    """Predicted CPU seconds of ``regression_transformer.fit_transformers`` with every replica at
+    its ``budget``: per step 2 ms and ``6 T (4 m^2 + 2 m h + 2 T m + 10 m)`` flops a sample
+    (forward and backward) at 1e9 flop/s (these small batched products run far below peak),
+    ``batch`` samples a replica, and every ``every`` steps a forward pass on
+    ``TRANSFORMER_EVAL_POINTS`` of them, then one on the test points."""
+    m, h, T = width, hidden, tokens
+    per_sample = 6.0 * T * (4 * m * m + 2 * m * h + 2 * T * m + 10 * m)
+    samples = budget * batch + (budget // every + 1) * TRANSFORMER_EVAL_POINTS / 3 + n_test / 3
+    return budget * 2e-3 + replicas * samples * per_sample / 1e9
