@@ -111,9 +111,10 @@ test-cluster: $(STAMP)
 artifacts: $(STAMP)
 	$(BIN)/python workflow/bundle.py build --config $(CONFIG)
 
-# The wheels benchmarks/device_check.sh needs on a GPU machine without network (pytest, hypothesis,
-# pyyaml and theirs; CPython 3.12 manylinux, pinned and hashed as in requirements.lock), into
-# wheels/device: carry that folder with the repository to the GPU machine.
+# The wheels benchmarks/device_check.sh needs on a GPU machine without network (pytest,
+# hypothesis, pyyaml, python-flint, mpmath and theirs; CPython 3.12 manylinux, pinned and hashed
+# as in requirements.lock), into wheels/device: carry that folder with the repository to the GPU
+# machine.
 device-wheels: $(STAMP)
 	PYTHON=$(BIN)/python benchmarks/device_check.sh wheels
 

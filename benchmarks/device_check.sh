@@ -9,7 +9,8 @@
 #   benchmarks/device_check.sh wheels            # here, with network: the wheels the GPU machine lacks
 #
 # Needs only this repository and the GPU machine's Python (PYTHON, default python3) with torch,
-# numpy, scipy and pandas. pytest, hypothesis and pyyaml come from the machine when it has them,
+# numpy, scipy and pandas. pytest, hypothesis, pyyaml, python-flint and mpmath (the arb
+# certificates the capacity and memorization jobs import) come from the machine when it has them,
 # else from wheels/device (`make device-wheels` fetches them beforehand for CPython 3.12
 # manylinux, pinned and hashed as in requirements.lock), installed without network into
 # .device-site. Snakemake is not needed: the jobs run through the functions the workflow scripts
@@ -28,7 +29,9 @@ OUT=${OUT:-device_check_out}
 WHEELS=wheels/device
 SITE=.device-site
 # the packages the check needs beyond torch, numpy, scipy and pandas, with their dependencies
-PACKAGES=(pytest pluggy iniconfig packaging hypothesis sortedcontainers attrs pyyaml)
+# (python-flint and mpmath: every stage's job functions import on the GPU machine, e.g. the
+# trained-models capacity job's learned separation, certified in arb)
+PACKAGES=(pytest pluggy iniconfig packaging hypothesis sortedcontainers attrs pyyaml python-flint mpmath)
 
 if [ "$half" = wheels ]; then
     mkdir -p "$WHEELS"
@@ -59,8 +62,8 @@ fi
 
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD/lib${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-if ! "$PYTHON" -c "import pytest, hypothesis, yaml" 2>/dev/null; then
-    echo "installing pytest, hypothesis and pyyaml from $WHEELS into $SITE (no network)"
+if ! "$PYTHON" -c "import pytest, hypothesis, yaml, flint, mpmath" 2>/dev/null; then
+    echo "installing ${PACKAGES[*]} from $WHEELS into $SITE (no network)"
     "$PYTHON" -m pip install --quiet --no-index --find-links "$WHEELS" --target "$SITE" "${PACKAGES[@]}"
     export PYTHONPATH="$PYTHONPATH:$PWD/$SITE"
 fi
