@@ -54,16 +54,13 @@ class ReplicaSGD:
         self.lr, self.buf = self.lr[rows], self.buf[rows]
 
 
-#: Sequences per forward pass when the whole training set is evaluated.
-EVAL_SEQUENCES = 1024
-
-
 class _MiniBatches:
     """Every step ``batch`` sequences (the same for every replica), a new order every epoch."""
 
     def __init__(self, model: TokenClassifier, X: torch.Tensor, y: torch.Tensor, sigma: str,
-                 batch: int, order_rng: np.random.Generator):
+                 batch: int, order_rng: np.random.Generator, eval_sequences: int):
         self.model, self.X, self.y, self.sigma, self.size = model, X, y, sigma, batch
+        self.eval_sequences = eval_sequences
         self.rng, self.per_epoch = order_rng, X.shape[0] // batch
         self.epoch, self.order = -1, None
 
@@ -79,12 +76,12 @@ class _MiniBatches:
         return token_losses(self.model(self.X[rows], self.sigma), self.y[rows])[0]
 
     def evaluate(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Per-replica mean loss and accuracy over every sequence, ``EVAL_SEQUENCES`` at a time
+        """Per-replica mean loss and accuracy over every sequence, ``eval_sequences`` at a time
         (so that a paper-size dataset's forward pass stays within memory), weighted by length."""
         N = self.X.shape[0]
         loss = acc = 0.0
-        for start in range(0, N, EVAL_SEQUENCES):
-            part = slice(start, min(N, start + EVAL_SEQUENCES))
+        for start in range(0, N, self.eval_sequences):
+            part = slice(start, min(N, start + self.eval_sequences))
             chunk_loss, chunk_acc = token_losses(self.model(self.X[part], self.sigma), self.y[part])
             share = (part.stop - part.start) / N
             loss, acc = loss + share * chunk_loss.double(), acc + share * chunk_acc
@@ -96,13 +93,14 @@ class _MiniBatches:
 
 def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
                        protocol: Protocol, lr: float, batch: int, optimiser: str,
-                       order_rng: np.random.Generator, momentum: float = 0.9,
+                       order_rng: np.random.Generator, eval_sequences: int, momentum: float = 0.9,
                        heads: int = 1, head_size: int = 1, sigma: str = "softmax",
                        dtype: torch.dtype = torch.float32, device: torch.device | None = None,
                        progress: Progress | None = None, done_before: float = 0.0) -> dict:
     """Train one ``TokenClassifier`` per seed on ``ds`` in minibatches of ``batch`` sequences
     with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) until each stops under
-    ``protocol`` (steps; training accuracy every ``protocol.every`` steps). ``heads = 0``: no
+    ``protocol`` (steps; training accuracy every ``protocol.every`` steps, over the whole set
+    ``eval_sequences`` sequences at a time, so a paper-size forward pass fits). ``heads = 0``: no
     attention. Returns ``{"runs": [per seed: the monitor's result and "w", "lam" at the stop (None
     without attention)], "ffn_parameters", "attention_parameters"}``."""
     if optimiser not in OPTIMISERS:
@@ -112,11 +110,13 @@ def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
     batch = integer("batch", batch, 1, ds.N)
+    eval_sequences = integer("eval_sequences", eval_sequences, 1)
     c = ClassifierReplicas(ds, width=width, heads=heads, head_size=head_size, w_fixed=None,
                            causal=False, dtype=dtype, seeds=seeds, device=device)
     factory = ReplicaAdam if optimiser == "adam" else (
         lambda p, rate: ReplicaSGD(p, rate, momentum))
-    monitors, _ = train_replicas(c.params, _MiniBatches(c.model, c.X, c.y, sigma, batch, order_rng),
+    monitors, _ = train_replicas(c.params, _MiniBatches(c.model, c.X, c.y, sigma, batch, order_rng,
+                                                               eval_sequences),
                                  protocol, lr, optimizer=factory, on_stop=c.snapshot,
                                  progress=progress, done_before=done_before)
     return {"runs": c.runs(monitors), **c.sizes}

@@ -45,7 +45,8 @@ def _data():
 def _run(seeds=(3, 4), optimiser="sgd", **kw):
     proto = Protocol(target=1.0, budget=1200, every=20, window=400, min_gain=0.01)
     args = {"width": 32, "seeds": seeds, "protocol": proto, "lr": 0.05, "batch": 2,
-            "optimiser": optimiser, "order_rng": np.random.default_rng(7)} | kw
+            "optimiser": optimiser, "order_rng": np.random.default_rng(7),
+            "eval_sequences": 4} | kw
     return memorize_minibatch(_data(), **args)
 
 

@@ -100,11 +100,13 @@ def test_reading_signatures_imports_neither_the_library_nor_torch():
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
-def test_the_claims_registry_and_the_polynomial_cost_models_import_neither_torch_nor_scipy():
+def test_the_claims_registry_and_the_cost_models_import_neither_torch_nor_scipy():
     """Every Snakemake start loads the registry and the cost models: torch (2 s) and scipy.stats
     (1 s) are imported by the jobs that use them, not by the DAG."""
     code = ("import sys; sys.path.insert(0, 'lib');"
             "import expressivity.experiments.universal_approximation.polynomial;"
+            "import expressivity.experiments.trained_models.capacity;"
+            "import expressivity.experiments.trained_models.cost;"
             "from expressivity.claims import registry; registry();"
             "loaded = [m for m in ('torch', 'scipy.stats') if m in sys.modules];"
             "assert not loaded, loaded")

@@ -187,10 +187,18 @@ def test_lint_is_clean(fresh_copy):
     assert lints and all(line == f"* {ACCEPTED_LINT}:" for line in lints), out
 
 
+#: The stages a second clean run repeats here: those that train with torch (threads, kernels and
+#: seeds are where nondeterminism would enter). The whole workflow is run twice by the SLURM test
+#: (`make test-cluster`, in CI after `make test`): every table of a local run against a SLURM run.
+TORCH_STAGES = ("universal_approximation", "trained_models")
+
+
 def test_two_clean_runs_give_byte_identical_tables(ci_run, fresh_copy):
-    fresh_copy.run()
-    first, second = table_hashes(ci_run.path), table_hashes(fresh_copy.path)
-    assert first and first.keys() == second.keys()
+    fresh_copy.run(*TORCH_STAGES)
+    first = {p: h for p, h in table_hashes(ci_run.path).items()
+             if p.split("/")[1] in TORCH_STAGES}
+    second = table_hashes(fresh_copy.path)
+    assert first and first.keys() <= second.keys()
     differ = [p for p in first if first[p] != second[p]]
     assert not differ, f"tables differ between two clean runs: {differ}"
 

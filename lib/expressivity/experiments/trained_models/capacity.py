@@ -60,13 +60,13 @@ from expressivity.experiments.trained_models.runs import (
     run_seeds,
     wildcard,
 )
-from expressivity.learned_separation import learned_separation
-from expressivity.minibatch_memorization import EVAL_SEQUENCES, memorize_minibatch
 from expressivity.rng import generator
-from expressivity.torch_runtime import configure_torch, run_info
 
 #: The target: this share of the set-consistent ceiling (a convention, see the module docstring).
 TARGET_SHARE = 0.995
+#: Sequences per forward pass when a run's whole training set is evaluated (a paper-size
+#: dataset's pass stays within memory).
+EVAL_SEQUENCES = 1024
 #: (normaliser, heads, head size (``"d"``: full rank), optimiser) of each arm.
 CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "adam"),
                  "uniform": ("uniform", 1, 1, "sgd"), "hardmax": ("hardmax", 1, 1, "sgd"),
@@ -114,6 +114,10 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
                   budget: int, window: int, every: int,
                   log: logging.Logger | None = None) -> list[dict]:
     """One (arm, N, a): every width of ``widths`` and every learning rate, one row per run."""
+    # torch and arb here, in the job: the workflow imports this module's cost model at every start
+    from expressivity.minibatch_memorization import memorize_minibatch
+    from expressivity.torch_runtime import configure_torch, run_info
+
     if arm not in CAPACITY_ARMS:
         raise ValueError(f"unknown arm {arm!r}; use one of {', '.join(CAPACITY_ARMS)}")
     sigma, heads, size, optimiser = CAPACITY_ARMS[arm]
@@ -140,6 +144,7 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
                 ds, width=q, seeds=run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q),
                 protocol=proto, lr=lr_value, batch=batch, optimiser=optimiser,
                 order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q, lr=lr_value),
+                eval_sequences=EVAL_SEQUENCES,
                 momentum=momentum, heads=heads, head_size=head_size, sigma=sigma, device=dev,
                 progress=progress, done_before=done)
             done += budget + 1
@@ -154,6 +159,8 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
 
 def _attention_columns(ds, w, lam, sigma: str, head_size: int) -> dict:
     """The learned temperature and, for a rank-1 head, the learned separation of its contexts."""
+    from expressivity.learned_separation import learned_separation  # arb: in the job only
+
     if w is None:
         return {"temperature": 0.0, "separation": math.nan, "separation_log10": math.nan,
                 "separation_collapsed": False}

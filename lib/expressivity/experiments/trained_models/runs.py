@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rng import generator
-from expressivity.torch_runtime import torch_seed
 from expressivity.training_protocol import Protocol, cell_summary
 
 STAGE = "trained_models"
@@ -34,6 +33,8 @@ def wildcard(name: str, value, low: int) -> int:
 
 def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:
     """``seeds`` torch seeds of job ``job`` (its wildcards in ``keys``), one stream each."""
+    from expressivity.torch_runtime import torch_seed  # torch in the job, not the workflow's DAG
+
     integer("seeds", seeds, 1)
     return tuple(torch_seed(generator(seed, f"{STAGE}.{job}", **keys, seed=i))
                  for i in range(seeds))
