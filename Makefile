@@ -133,9 +133,11 @@ bench: $(STAMP)
 bench-clone: $(STAMP)
 	$(BIN)/python benchmarks/fresh_clone.py $(ARGS)
 
-# After a full default `make` here: its summary line and each stage's compute time, recorded.
+# After a full default `make` here: its summary line and each stage's compute time, recorded, and
+# what the plan predicts for config/paper.yaml (the README's paper-scale numbers).
 record: $(STAMP)
 	$(BIN)/python benchmarks/records.py record-run
+	$(BIN)/python benchmarks/records.py record-plan
 	$(BIN)/python benchmarks/records.py readme --write
 
 # A release, after a full default `make` with nothing left to do, on a clean tree: the CHANGELOG's

@@ -26,9 +26,13 @@ import records
 ROOT = records.ROOT
 
 
-#: The environment of a user's shell: none of make's own variables (``make bench-clone ARGS=...``
-#: would hand ARGS to the clone's make through MAKEFLAGS).
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+#: The environment of a user's shell: none of make's own variables, nor the Makefile's (make
+#: exports a variable set on its command line, so ``make bench-clone ARGS=--no-test`` would hand
+#: ``ARGS`` to the clone's ``make`` and on to Snakemake).
+MAKEFILE_VARIABLES = ("PYTHON", "VENV", "CONFIG", "CORES", "ARGS", "TORCH_INDEX", "TORCH_LOCK",
+                      "PAPER", "VERSION")
+CLEAN_ENV = {k: v for k, v in os.environ.items()
+             if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", *MAKEFILE_VARIABLES)}
 
 
 def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:

@@ -7,6 +7,8 @@ One row per measured quantity: ``key, value, unit, measured`` (the date), ``mach
 - ``make record`` (``record-run``): after a full default ``make`` in the checkout, the run's
   summary line and each stage's compute time and largest job, from the run's own records
   (``results/run/summary.json``, ``results/benchmarks/``);
+- ``make record`` (``record-plan``): what ``make plan CONFIG=config/paper.yaml`` predicts for
+  the paper run (jobs, CPU- and GPU-hours, wall times on one GPU node and under SLURM);
 - ``make bench-clone`` (``benchmarks/fresh_clone.py``): a fresh clone's ``make`` (virtual
   environment and workflow apart), a ``make`` with nothing to do, and ``make test``, plus what
   ``record-run`` and ``record-install`` (what the install fetched) record, from that clone.
@@ -90,7 +92,7 @@ def update(rows: dict[str, tuple[object, str]], source: str, path: Path = RECORD
 
 def shown(value: str, unit: str) -> str:
     """A recorded value as the README prints it: seconds as ``8 min 51 s`` (or ``2.8 s``),
-    counts with thousands separators, megabytes rounded, text as it is."""
+    counts with thousands separators, megabytes rounded, hours with their unit, text as it is."""
     if unit == "s":
         seconds = float(value)
         if seconds < 60:
@@ -101,6 +103,8 @@ def shown(value: str, unit: str) -> str:
         return f"{int(float(value)):,}"
     if unit == "MB":
         return f"{float(value):,.0f} MB"
+    if unit == "h":
+        return f"{float(value):,g} h"
     return value
 
 
@@ -192,6 +196,42 @@ def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
     return rows
 
 
+#: The config the README's paper-scale plan is recorded for.
+PAPER_CONFIG = "config/paper.yaml"
+
+
+def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
+    """What the plan predicts for a clean run of ``config`` (``workflow/plan.py``: the cost models
+    and ``benchmarks/device_rates.csv``): jobs, CPU-hours (every job on a core), GPU jobs and
+    GPU-hours, wall hours on one GPU node (in all, the construction stages together, the trained
+    models alone) and on this machine's cores, the SLURM critical path and its longest job."""
+    import plan
+
+    cfg = plan.yaml.safe_load((ROOT / config).read_text())
+    node = {"cores": 16, "gpu": "H100", **(cfg.get("node") or {})}
+    jobs = plan.dry_run(config)
+    on_node = lambda part: plan.schedule(part, node["cores"], 1, on_node=True).seconds / 3600  # noqa: E731
+    gpu = [j for j in jobs if j.gpu]
+    slurm = plan.schedule(jobs, None, len(jobs), on_node=True)
+    longest = max(slurm.chain, key=lambda j: j.seconds(True))
+    name = Path(config).stem
+    return {f"plan.{name}.{key}": value for key, value in {
+        "jobs": (len(jobs), "count"),
+        "cpu_h": (round(sum(j.cpu_hours for j in jobs)), "h"),
+        "gpu_jobs": (len(gpu), "count"),
+        "gpu_h": (round(sum(j.gpu_s for j in gpu) / 3600, 1), "h"),
+        "node_h": (round(on_node(jobs), 1), "h"),
+        "constructions_h": (round(on_node([j for j in jobs if j.stage in plan.CONSTRUCTIONS]), 1),
+                            "h"),
+        "trained_h": (round(on_node([j for j in jobs if j.stage == "trained_models"]), 1), "h"),
+        "trained_jobs": (sum(j.stage == "trained_models" for j in jobs), "count"),
+        "here_h": (round(plan.schedule(jobs, os.cpu_count(), 0, on_node=False).seconds / 3600),
+                   "h"),
+        "critical_h": (round(slurm.seconds / 3600, 1), "h"),
+        "critical_job": (f"{longest.rule} {longest.wildcards}".strip(), "text"),
+    }.items()}
+
+
 def install_records(root: Path) -> dict[str, tuple[object, str]]:
     """What ``make``'s install of ``root`` fetched and left: the number of packages locked in
     ``requirements.lock``, the size of the locked torch wheel (fetched by pip as ``make`` would,
@@ -217,7 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--root", type=Path, default=ROOT)
     install = sub.add_parser("record-install", help="record what the install of a checkout fetched")
     install.add_argument("--root", type=Path, default=ROOT)
+    sub.add_parser("record-plan", help=f"record what the plan predicts for {PAPER_CONFIG}")
     args = parser.parse_args(argv)
+    if args.command == "record-plan":
+        rows = plan_records()
+        update(rows, f"make plan CONFIG={PAPER_CONFIG} (benchmarks/records.py record-plan)")
+        print(f"recorded {len(rows)} values of the plan in {RECORDS.relative_to(ROOT)}")
+        return 0
     if args.command == "record-install":
         rows = install_records(args.root)
         update(rows, "benchmarks/records.py record-install")
