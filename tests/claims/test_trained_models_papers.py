@@ -43,6 +43,16 @@ def test_random_below_deterministic_pass_fail_missing():
     assert row["status"] == "not evaluated" and row["reason"] == "no items"
 
 
+def test_random_below_deterministic_is_underpowered_with_four_pairs():
+    """RANDOM below in 4 of 4 pairs gives p = 1/16: no outcome of 4 pairs can pass at 0.05, so
+    the claim is not evaluated rather than failed (the default run's slice)."""
+    tables = _sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97])
+    tables["sparsity"] = tables["sparsity"][tables["sparsity"]["pattern"] != "fixed"]
+    row = BY_ID["random_below_deterministic"].judge(tables)
+    assert row["status"] == "not evaluated" and row["reason"] == "underpowered"
+    assert "0.5^4 = 0.0625" in row["note"]
+
+
 def _star(cells):
     rows = []
     for d, n, acc in cells:

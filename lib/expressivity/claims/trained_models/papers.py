@@ -139,6 +139,11 @@ def _random_below(t) -> Measurement:
         return not_evaluated("no items", note + "; every pair tied (cells that reach the target "
                              "stop at their first evaluation above it, which does not rank them)",
                              precision(df))
+    if sign_test(untied, untied) >= ALPHA:  # RANDOM below in every pair: the smallest p-value
+        return not_evaluated("underpowered", note + f"; with {untied} untied pairs the sign test's "
+                             f"smallest p-value 0.5^{untied} = {0.5**untied:.3g} is not below "
+                             f"{ALPHA:g}, so no outcome could pass (config/paper.yaml has more "
+                             "levels and a second task)", precision(df))
     involved = df[df["pattern"] != "dense"]
     if _censored(involved[involved["lr"] == involved["cell_lr"]]):
         return not_evaluated("censored", note + "; a seed at its budget may still move a mean",
