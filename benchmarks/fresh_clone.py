@@ -29,8 +29,7 @@ ROOT = records.ROOT
 #: The environment of a user's shell: none of make's own variables, nor the Makefile's (make
 #: exports a variable set on its command line, so ``make bench-clone ARGS=--no-test`` would hand
 #: ``ARGS`` to the clone's ``make`` and on to Snakemake).
-MAKEFILE_VARIABLES = ("PYTHON", "VENV", "CONFIG", "CORES", "ARGS", "TORCH_INDEX", "TORCH_LOCK",
-                      "PAPER", "VERSION")
+MAKEFILE_VARIABLES = tuple(re.findall(r"^([A-Z_]+) *\?=", (ROOT / "Makefile").read_text(), re.M))
 CLEAN_ENV = {k: v for k, v in os.environ.items()
              if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", *MAKEFILE_VARIABLES)}
 

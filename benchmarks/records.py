@@ -37,6 +37,7 @@ from datetime import date
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
@@ -207,10 +208,13 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
     models alone) and on this machine's cores, the SLURM critical path and its longest job."""
     import plan
 
-    cfg = plan.yaml.safe_load((ROOT / config).read_text())
-    node = {"cores": 16, "gpu": "H100", **(cfg.get("node") or {})}
+    node = plan.node_settings(yaml.safe_load((ROOT / config).read_text()))
     jobs = plan.dry_run(config)
-    on_node = lambda part: plan.schedule(part, node["cores"], 1, on_node=True).seconds / 3600  # noqa: E731
+
+    def on_node(part: list) -> float:
+        """Hours of ``part`` alone on one GPU node."""
+        return plan.schedule(part, node["cores"], 1, on_node=True).seconds / 3600
+
     gpu = [j for j in jobs if j.gpu]
     slurm = plan.schedule(jobs, None, len(jobs), on_node=True)
     longest = max(slurm.chain, key=lambda j: j.seconds(True))

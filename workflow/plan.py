@@ -299,6 +299,11 @@ def write_record(rows: list[dict], path: Path, config: str) -> None:
             writer.writerow({**row, "config": config, "machine": machine})
 
 
+def node_settings(cfg: dict) -> dict:
+    """The GPU node a config plans for: its ``node`` section over 16 cores and an H100."""
+    return {"cores": 16, "gpu": "H100", **(cfg.get("node") or {})}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config", help="the config file, e.g. config/paper.yaml")
@@ -315,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = yaml.safe_load(Path(args.config).read_text())
     if args.cap_hours is None:
         args.cap_hours = float(cfg["limits"]["job_hours"])
-    node = {"cores": 16, "gpu": "H100", **(cfg.get("node") or {})}
+    node = node_settings(cfg)
     gpu_rows = rates(node["gpu"])
     gpu = gpu_rows["search_kernel_flops"]["device"]
     jobs = dry_run(args.config)
