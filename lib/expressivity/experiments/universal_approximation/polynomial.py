@@ -34,7 +34,6 @@ from expressivity.polynomial import (
 from expressivity.rng import generator
 from expressivity.training_protocol import Protocol, cell_summary
 
-
 #: Counted flops (``_block_flops``) per CPU second of the fixed blocks' batched products, fitted to
 #: the default run of 2026-11-27 (staircase 9.2 s and ablation 12.2 s of CPU time, each with its
 #: process start), which the 5e9 assumed before planned at 61 s and 124 s.
@@ -343,7 +342,8 @@ def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
                     transformer_budget: int, transformer_every: int) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at
     ``BLOCK_FLOP_RATE``, the networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the
-    ``N x P`` Jacobian each) at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps (``_transformer_seconds``)."""
+    ``N x P`` Jacobian each) at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps
+    (``_transformer_seconds``)."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
     P = n_parameters(width_for(n_tokens(d, degree), d), d)
