@@ -21,7 +21,9 @@ HVS_BIGBIRD_JOBS = chunked_jobs(
         *hvs_bigbird_cost(
             n=n,
             trials=trials,
-            **job_params(HVS, "bigbird.bigbird_cost", "bigbird", supplied=["n", "trials"]),
+            **job_params(
+                HVS, "bigbird.bigbird_cost", "bigbird", supplied=["n", "trials"]
+            ),
         ),
         None,  # no GPU path
     ),
