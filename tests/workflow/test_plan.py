@@ -225,6 +225,37 @@ def test_bigbird_jobs_are_chunks_of_trials_within_the_node_job_minutes():
     assert len(chunks[max(bigbird["n"])]) > 1
 
 
+def test_trained_block_jobs_are_runs_of_cells_within_the_node_job_minutes():
+    """config/paper.yaml: the jobs of Fang et al.'s trained blocks hold consecutive runs of each
+    L's cells (``trained_cells``), each once, each planned (``trained_cost``) within
+    node.job_minutes unless it holds a single cell; together they predict the one job of every cell
+    they replace, and the universal stage's longest job is under an hour."""
+    from expressivity.experiments.universal_approximation.polynomial import trained_cells, trained_cost
+
+    cfg = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+    trained, node = cfg["universal_approximation"]["polynomial_trained"], cfg["node"]
+    settings = {k: trained[k] for k in ("d", "blocks", "seeds", "lr", "budget", "oversample",
+                                        "n_test")}
+    covered: dict = {}
+    jobs = dry_run("config/paper.yaml")
+    for job in jobs:
+        if job.rule != "ua_trained":
+            continue
+        wc = {key: int(value) for key, value in
+              (item.split("=") for item in job.wildcards.split(", "))}
+        cells = wc["last"] - wc["first"] + 1
+        seconds, _ = trained_cost(**settings, L=wc["L"], cells=cells)
+        assert job.cpu_s == pytest.approx(seconds, abs=1e-3) and not job.gpu
+        assert seconds <= 60 * node["job_minutes"] or cells == 1, job
+        covered.setdefault(wc["L"], []).extend(range(wc["first"], wc["last"] + 1))
+    assert {L: sorted(c) for L, c in covered.items()} == {
+        L: list(range(len(trained_cells(L, trained["variants"])))) for L in trained["blocks"]}
+    whole = sum(trained_cost(**settings, L=L, cells=len(covered[L]))[0] for L in covered)
+    assert sum(j.cpu_s for j in jobs if j.rule == "ua_trained") == pytest.approx(whole, abs=0.1)
+    assert max(j.seconds(on_node=True) for j in jobs
+               if j.stage == "universal_approximation") < 3600
+
+
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     """benchmarks/device_check.sh --dry: both halves' plumbing at toy sizes on the CPU (the GPU
     tests collected, not run); every figure written and summarised, no rates table (the figures

@@ -28,6 +28,43 @@ ua_series_deltas = lambda wc: next(
     if (d, n) == (int(wc.d), int(wc.n))
 )
 
+# imported under the stage's prefix: every rules file shares one namespace
+from expressivity.experiments.sparse_approximation.cost import (
+    trial_chunks as ua_cell_chunks,
+)
+from expressivity.experiments.universal_approximation.polynomial import (
+    trained_cells as ua_trained_cells,
+    trained_cost as ua_trained_cost,
+)
+
+UA_TRAINED = UA_CFG["polynomial_trained"]
+# the trained blocks' jobs: one per (L, run of consecutive cells of trained_cells), each planned
+# within node.job_minutes (see chunked_jobs); a job's rows are those of its cells in one job of
+# all of them, and the jobs in this order give the table's rows in order
+UA_TRAINED_JOBS = chunked_jobs(
+    [
+        (L, len(ua_trained_cells(L, UA_TRAINED["variants"])))
+        for L in UA_TRAINED["blocks"]
+    ],
+    lambda L, cells: (
+        *ua_trained_cost(
+            L=L,
+            cells=cells,
+            **job_params(
+                UA,
+                "polynomial.trained_cost",
+                "polynomial_trained",
+                supplied=["L", "cells"],
+            ),
+        ),
+        None,  # no GPU path
+    ),
+    "cpu",
+    ua_cell_chunks,
+)
+# a trained job's number of cells, from its wildcards
+ua_trained_count = lambda wc: int(wc.last) - int(wc.first) + 1
+
 TABLES[UA] = {
     "lemma6": COMPUTED,
     "lemma6_softmax": COMPUTED,
@@ -40,7 +77,10 @@ TABLES[UA] = {
     "sparse_mapping": COMPUTED,
     "polynomial_staircase": COMPUTED,
     "polynomial_ablation": COMPUTED,
-    "polynomial_trained": COMPUTED,
+    "polynomial_trained": gathered(
+        f"{UA_RES}/trained/L{L}_cells{first}-{last}.csv"
+        for L, first, last in UA_TRAINED_JOBS
+    ),
     "polynomial_regression": COMPUTED,
 }
 FIGURES[UA] = {
@@ -223,22 +263,36 @@ rule ua_ablation:
 
 
 rule ua_trained:
-    """Fang et al.'s blocks trained (random weights, Adam) with and without softmax."""
+    """Fang et al.'s blocks trained (random weights, Adam) with and without softmax: the cells
+    first..last (degree, variant) of L blocks."""
     input:
         lib=script_deps(UA, "trained"),
     output:
-        table_output(UA, "polynomial_trained"),
+        f"{UA_RES}/trained/L{{L}}_cells{{first}}-{{last}}.csv",
     log:
-        f"logs/{UA}/trained.log",
+        f"logs/{UA}/trained_L{{L}}_cells{{first}}-{{last}}.log",
     benchmark:
-        f"results/benchmarks/{UA}/trained.tsv"
+        f"results/benchmarks/{UA}/trained_L{{L}}_cells{{first}}-{{last}}.tsv"
+    wildcard_constraints:
+        L=r"\d+",
+        first=r"\d+",
+        last=r"\d+",
     conda:
         ENV
     resources:
-        **planned(UA, "polynomial.trained_cost", "polynomial_trained"),
+        **planned(
+            UA,
+            "polynomial.trained_cost",
+            "polynomial_trained",
+            supplied=["L"],
+            given={"cells": ua_trained_count},
+        ),
     params:
         **job_params(
-            UA, "polynomial.trained_table", "polynomial_trained", supplied=["log"]
+            UA,
+            "polynomial.trained_table",
+            "polynomial_trained",
+            supplied=["log", "L", "first", "last"],
         ),
     script:
         script_path(UA, "trained")

@@ -34,11 +34,13 @@ CASES = [("staircase", {"d": []}, "d"), ("staircase", {"max_blocks": 0}, "max_bl
          ("ablation", {"max_degree": 0}, "max_degree"), ("ablation", {"d": [0]}, "d"),
          ("trained", {"variants": ["layernorm"]}, "variants"), ("trained", {"lr": []}, "lr"),
          ("trained", {"lr": [0.0]}, "lr"), ("trained", {"blocks": []}, "blocks"),
-         ("trained", {"budget": 150}, "budget"), ("trained", {"seeds": 0}, "seeds")]
+         ("trained", {"budget": 150}, "budget"), ("trained", {"seeds": 0}, "seeds"),
+         ("trained", {"L": 7}, "L"), ("trained", {"L": 1, "first": 2, "last": 1}, "first"),
+         ("trained", {"L": 1, "last": 99}, "last")]
 
 
 @pytest.mark.parametrize("job, change, named", CASES,
-                         ids=[f"{job}-{next(iter(change))}" for job, change, _ in CASES])
+                         ids=[f"{job}-{'-'.join(change)}" for job, change, _ in CASES])
 def test_bad_settings_are_refused_naming_them(job, change, named):
     """Before any work, a ``ValueError`` (or ``TypeError``) whose message names the setting."""
     function, settings = JOBS[job]
@@ -86,6 +88,45 @@ def test_trained_rows_carry_the_protocol_the_band_and_the_cell():
         assert row["budget"] == UA_TRAINED["budget"] and row["cell_seeds"] == UA_TRAINED["seeds"]
         # the band is measured only where the fixed construction is well-conditioned
         assert math.isnan(row["fixed_gap"]) == (row["degree"] > row["blocks"] + 1)
+
+
+def test_trained_jobs_concatenated_are_the_table_to_the_byte(tmp_path):
+    """The jobs of runs of cells (L, first..last) of two numbers of blocks, written, read back and
+    concatenated in order as the gather does, give the bytes of the table of one unsplit call: each
+    cell draws its own target, points and weights, and each job measures the band on all cells."""
+    import pandas as pd
+
+    from expressivity.experiments.universal_approximation.polynomial import trained_cells
+    from expressivity.io import read_table, write_table
+
+    settings = {**UA_TRAINED, "blocks": [1, 2], "seeds": 1}
+    whole, parts = tmp_path / "whole.csv", []
+    write_table(pd.DataFrame(trained_table(**settings)), whole)
+    for L in settings["blocks"]:
+        cells = len(trained_cells(L, settings["variants"]))
+        for first, last in ((0, 2), (3, cells - 1)):
+            parts.append(tmp_path / f"L{L}_cells{first}-{last}.csv")
+            write_table(pd.DataFrame(trained_table(**settings, L=L, first=first, last=last)),
+                        parts[-1])
+    gathered = tmp_path / "gathered.csv"
+    write_table(pd.concat([read_table(p) for p in parts], ignore_index=True), gathered)
+    assert gathered.read_bytes() == whole.read_bytes()
+
+
+def test_trained_cost_of_the_jobs_sums_to_the_cost_of_all_cells():
+    """``trained_cost`` is additive over cells: the jobs' predictions sum to that of one job of
+    every cell of each L, and a cell of more blocks costs more."""
+    import inspect
+
+    from expressivity.experiments.universal_approximation.polynomial import trained_cells, trained_cost
+
+    settings = {k: v for k, v in {**UA_TRAINED, "blocks": [1, 2]}.items()
+                if k in inspect.signature(trained_cost).parameters}
+    cells = len(trained_cells(2, UA_TRAINED["variants"]))
+    whole = trained_cost(**settings, L=2, cells=cells)[0]
+    assert trained_cost(**settings, L=2, cells=3)[0] + trained_cost(
+        **settings, L=2, cells=cells - 3)[0] == pytest.approx(whole)
+    assert trained_cost(**settings, L=1, cells=1)[0] < trained_cost(**settings, L=2, cells=1)[0]
 
 
 def test_regression_cost_plans_the_transformer_arm():

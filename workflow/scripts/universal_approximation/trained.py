@@ -1,5 +1,6 @@
 """Fang et al. 2022's blocks trained instead of fixed (random weights, Adam), with and without
-softmax, under the trained-models protocol; the floor band measured in the same run."""
+softmax, under the trained-models protocol; the floor band measured in the same run. One job: the
+cells first..last of L blocks (``trained_cells``)."""
 
 import pandas as pd
 
@@ -10,6 +11,8 @@ from expressivity.torch_runtime import configure_torch
 
 log = job_log(snakemake)
 configure_torch(threads=1)
-rows = trained_table(**dict(snakemake.params.items()), log=log)
+wc = snakemake.wildcards
+rows = trained_table(L=int(wc.L), first=int(wc.first), last=int(wc.last),
+                     **dict(snakemake.params.items()), log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info("%d rows", len(rows))

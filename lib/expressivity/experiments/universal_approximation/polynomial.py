@@ -147,9 +147,17 @@ def trained_degrees(blocks: int) -> list[int]:
     return sorted({*range(1, blocks + 2), degree_bound(blocks) + 1})
 
 
+def trained_cells(blocks: int, variants) -> list[tuple[int, str]]:
+    """The ``(degree, variant)`` cells of ``blocks`` trained blocks in the table's row order: each
+    degree of ``trained_degrees`` with every variant in turn. A job of ``trained_table`` holds a run
+    ``first..last`` of them."""
+    return [(k, v) for k in trained_degrees(blocks) for v in variants]
+
+
 def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, every: int,
                   window: int, min_gain: float, lr_decay: float, oversample: int, n_test: int,
-                  seed: int, log=None) -> list[dict]:
+                  seed: int, L: int | None = None, first: int = 0, last: int | None = None,
+                  log=None) -> list[dict]:
     """Blocks trained from random weights (``trained_polynomial.train_blocks``) on one random
     target per (blocks, degree) cell, degrees ``trained_degrees``, ``oversample T`` training and
     ``n_test`` test points of ``[-1, 1]^d``; each seed draws the initial weights and affine forms,
@@ -159,7 +167,13 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
     degree <= L + 1 (beyond, its powers up to ``3^L + 1`` are too ill-conditioned to measure
     rounding: condition 1e29 at degree 27, d = 1; ``fixed_gap`` is NaN there).
     One row per run with its cell's summary over seeds (existence, reliability with its Wilson
-    interval; ``training_protocol.cell_summary``) and the protocol's settings."""
+    interval; ``training_protocol.cell_summary``) and the protocol's settings.
+
+    With ``L`` (one of ``blocks``), only the cells ``first..last`` of ``trained_cells(L,
+    variants)`` (all of them by default) are trained: their rows are those of the whole table,
+    since every cell draws its own target, points and initial weights and every job measures the
+    band on all the cells of ``blocks`` (a few least-squares fits); the jobs' rows concatenated in
+    the order of ``blocks`` and ``first`` are the table."""
     from expressivity.trained_polynomial import train_blocks  # torch: in the job, not the DAG
 
     d, seeds = integer("d", d, 1), integer("seeds", seeds, 1)
@@ -171,50 +185,61 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
     lrs = [finite_number("lr", v) for v in lr] if isinstance(lr, (list, tuple)) else []
     if not lrs or min(lrs) <= 0:
         raise ValueError(f"lr must be a non-empty list of learning rates > 0, got {lr!r}")
+    cells = [(b, k, v) for b in blocks for k, v in trained_cells(b, variants)]
+    if L is not None:
+        if L not in blocks:
+            raise ValueError(f"L must be one of blocks {blocks}, got {L!r}")
+        own = trained_cells(L, variants)
+        last = len(own) - 1 if last is None else last
+        if not 0 <= first <= last < len(own):
+            raise ValueError(f"need 0 <= first <= last < {len(own)} (the cells of L = {L}), got "
+                             f"first {first!r}, last {last!r}")
+        cells = [(L, k, v) for k, v in own[first:last + 1]]
     proto = Protocol(target=1.0, budget=budget, every=every, window=window, min_gain=min_gain,
                      decay=lr_decay)
-    cells = []
-    for L in blocks:
-        for k in trained_degrees(L):
-            rng = generator(seed, f"{STAGE}.trained", d=d, blocks=L, degree=k)
+    draws = {}
+    for b in blocks:
+        for k in trained_degrees(b):
+            rng = generator(seed, f"{STAGE}.trained", d=d, blocks=b, degree=k)
             poly = random_polynomial(d, k, rng)
-            x = [rng.uniform(-1, 1, size=(m, d)) for m in (oversample * n_tokens(d, L), n_test)]
+            x = [rng.uniform(-1, 1, size=(m, d)) for m in (oversample * n_tokens(d, b), n_test)]
             y = [evaluate_polynomial(poly, part) for part in x]
             gap = math.nan
-            if k <= L + 1:
+            if k <= b + 1:
                 fixed = make_blocks(d, k, rng)
                 Z = [features(fixed, part) for part in x]
                 gap = (math.log10(relative_error(Z[1] @ fit_readout(Z[0], y[0]), y[1]))
                        - math.log10(readout_floor(*Z, y[0])))
-            cells.append((L, k, x, y, gap))
-    band = max(0.0, np.nanmax([c[4] for c in cells]))
+            draws[b, k] = (x, y, gap)
+    band = max(0.0, np.nanmax([gap for _, _, gap in draws.values()]))
     rows = []
-    for L, k, x, y, gap in cells:
-        for variant in variants:
-            runs = [train_blocks(d, L, x[0], x[1], y[0], y[1], softmax=TRAINED_VARIANTS[variant],
-                                 init=generator(seed, f"{STAGE}.trained_init", d=d, blocks=L,
-                                                degree=k, seed=i),
-                                 lr=rate, protocol=proto, band=band)
-                    for rate in lrs for i in range(seeds)]
-            for i, run in enumerate(runs):
-                run["seed"] = i % seeds
-            cell = {"variant": variant, "d": d, "blocks": L, "degree": k, "tokens": n_tokens(d, L),
-                    "degree_bound": degree_bound(L), "fixed_gap": gap, "band": band,
-                    **cell_summary(runs), **proto.settings()}
-            rows += [{**cell, **run} for run in runs]
-            if log is not None:
-                log.info("L = %d, degree %d, %s: %s", L, k, variant,
-                         " ".join(f"{r['max_rel_error']:.1e}" for r in runs))
+    for b, k, variant in cells:
+        x, y, gap = draws[b, k]
+        runs = [train_blocks(d, b, x[0], x[1], y[0], y[1], softmax=TRAINED_VARIANTS[variant],
+                             init=generator(seed, f"{STAGE}.trained_init", d=d, blocks=b,
+                                            degree=k, seed=i),
+                             lr=rate, protocol=proto, band=band)
+                for rate in lrs for i in range(seeds)]
+        for i, run in enumerate(runs):
+            run["seed"] = i % seeds
+        cell = {"variant": variant, "d": d, "blocks": b, "degree": k, "tokens": n_tokens(d, b),
+                "degree_bound": degree_bound(b), "fixed_gap": gap, "band": band,
+                **cell_summary(runs), **proto.settings()}
+        rows += [{**cell, **run} for run in runs]
+        if log is not None:
+            log.info("L = %d, degree %d, %s: %s", b, k, variant,
+                     " ".join(f"{r['max_rel_error']:.1e}" for r in runs))
     return rows
 
 
-def trained_cost(*, d: int, blocks, variants, seeds: int, lr, budget: int, oversample: int,
-                 n_test: int) -> tuple[float, int]:
-    """Predicted CPU seconds (at most ``budget`` Adam steps a run, about 1 ms a step on
-    these few tokens plus 2e9 flop/s of block products) and peak bytes."""
-    runs = len(variants) * seeds * len(lr)
-    seconds = sum(runs * budget * (1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L))
-                                   / 2e9) for L in blocks for _ in trained_degrees(L))
+def trained_cost(*, d: int, blocks, seeds: int, lr, budget: int, oversample: int, n_test: int,
+                 L: int, cells: int) -> tuple[float, int]:
+    """Predicted CPU seconds and peak bytes of a ``trained_table`` job of ``cells`` cells of ``L``
+    blocks (``trained_cells``): at most ``budget`` Adam steps a run, ``seeds x len(lr)`` runs a
+    cell, about 1 ms a step on these few tokens plus 2e9 flop/s of block products. Its memory is
+    that of the largest ``blocks``, whose cells every job draws for the band."""
+    seconds = cells * seeds * len(lr) * budget * (
+        1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L)) / 2e9)
     T = n_tokens(d, max(blocks))
     return seconds, round((150 + 8 * (oversample * T + n_test) * T * (2 * T + 1) * 4 / 1e6) * MB)
 
