@@ -257,34 +257,28 @@ def _token_keys(rows: np.ndarray, own: np.ndarray) -> np.ndarray:
     return np.concatenate([np.repeat(rows[:, None, :], n, axis=1), own[..., None]], axis=2)
 
 
-def _row_ids(rows: np.ndarray) -> np.ndarray:
-    """The rank of each row of ``rows: (N, w)`` among its distinct rows, ``(N,)`` (a
-    lexicographic sort: faster than ``np.unique(axis=0)``)."""
-    order = np.lexsort(rows.T[::-1])
-    ordered = rows[order]
-    ids = np.empty(len(rows), dtype=np.int64)
-    ids[order] = np.concatenate([[0], np.cumsum(np.any(ordered[1:] != ordered[:-1], axis=1))])
-    return ids
-
-
 def check_sample_codes(q: np.ndarray, keys: np.ndarray) -> None:
     """The contextual mapping on a sample (Yun et al. 2020a, Definition 3.1): the codes ``q: (S,
     n)`` (int64 or Python ints) of tokens with identities ``keys: (S, n, w)`` (integer rows: the
     token's grid input, or its class, and the token) are a function of the identity, one-to-one,
     so that a token-wise value map can read ``f_bar`` off the code. A ``ValueError`` counting the
-    codes shared by different identities and the identities given different codes otherwise."""
+    codes shared by different identities and the repeats of an identity with another code
+    otherwise (the identities sorted, O(S n log(S n)); the codes hashed, not sorted: Python
+    integers sort slowly)."""
     q = np.asarray(q).ravel()
     if q.size == 0:
         return
-    ident = _row_ids(np.asarray(keys).reshape(q.size, -1))
-    _, code = np.unique(q, return_inverse=True)
-    n_codes, n_idents = int(code.max()) + 1, int(ident.max()) + 1
-    pairs = np.unique(ident * n_codes + code.ravel()).size
-    shared, split = pairs - n_codes, pairs - n_idents
+    rows = np.asarray(keys).reshape(q.size, -1)
+    order = np.lexsort(rows.T[::-1])
+    rows, q = rows[order], q[order]
+    same = np.all(rows[1:] == rows[:-1], axis=1)        # the identity of the previous entry
+    split = int(np.sum(same & np.asarray(q[1:] != q[:-1], dtype=bool)))
+    first = q[np.concatenate([[True], ~same])].tolist()  # one code per identity
+    shared = len(first) - len(set(first))
     if shared or split:
         raise ValueError(f"the contextual mapping repeats a value on the sample: {shared} code(s) "
-                         f"shared by different tokens or inputs, {split} token(s) given more than "
-                         "one code; no value mapping")
+                         f"shared by different tokens or inputs, {split} token(s) given another "
+                         "code on a repeat; no value mapping")
 
 
 def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,

@@ -121,7 +121,7 @@ def test_a_code_repeated_on_the_sample_is_refused(monkeypatch, positional):
     # a new code at every draw: the cells drawn twice (4^3 grid inputs, 200 draws) get two
     monkeypatch.setattr(universal, "run_integer",
                         lambda net, digits: np.arange(digits.shape[0] * 3).reshape(-1, 3))
-    with pytest.raises(ValueError, match=r"0 code\(s\) shared .*, [1-9]\d* token\(s\) given"):
+    with pytest.raises(ValueError, match=r"0 code\(s\) shared .*, [1-9]\d* token\(s\) given another"):
         yun_route(name, X, 4, positional=positional)
 
 
