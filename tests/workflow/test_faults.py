@@ -185,7 +185,7 @@ def test_damaged_part_whose_consumers_are_built_is_set_aside_and_rebuilt_on_requ
     """A per-point table damaged after its gather consumed it: the gathered table and everything
     after it stay valid (they were computed from the undamaged part), so Snakemake does not need
     the part; it is set aside, nothing else changes, and asking for it rebuilds the same bytes."""
-    part = "results/hardmax_vs_softmax/bigbird/n16.csv"
+    part = "results/hardmax_vs_softmax/bigbird/n16_t0-1.csv"  # config/ci.yaml: 2 trials, one job
     assert built_copy.planned_jobs(STAGE) == {}
     before = csv_digests(built_copy.path)
     path = built_copy.path / part

@@ -199,6 +199,32 @@ def test_device_auto_places_each_search_job_by_its_cost_and_splits_long_points()
     assert any(on_gpu) and not all(on_gpu)
 
 
+def test_bigbird_jobs_are_chunks_of_trials_within_the_node_job_minutes():
+    """config/paper.yaml: the BigBird jobs of each n hold consecutive chunks of its trials, each
+    once, each planned (``bigbird_cost``) within node.job_minutes unless it holds a single trial;
+    the largest n takes several jobs."""
+    from expressivity.experiments.hardmax_vs_softmax.bigbird import bigbird_cost
+
+    cfg = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+    bigbird, node = cfg["hardmax_vs_softmax"]["bigbird"], cfg["node"]
+    covered: dict = {}
+    chunks: dict = {}
+    for job in dry_run("config/paper.yaml"):
+        if job.rule != "hvs_bigbird":
+            continue
+        wc = {key: int(value) for key, value in
+              (item.split("=") for item in job.wildcards.split(", "))}
+        trials = wc["last"] - wc["first"] + 1
+        seconds, _ = bigbird_cost(n=wc["n"], trials=trials, n_betas=bigbird["n_betas"])
+        assert job.cpu_s == pytest.approx(seconds, abs=1e-3) and not job.gpu
+        assert seconds <= 60 * node["job_minutes"] or trials == 1, job
+        covered.setdefault(wc["n"], []).extend(range(wc["first"], wc["last"] + 1))
+        chunks.setdefault(wc["n"], []).append(job)
+    assert {n: sorted(t) for n, t in covered.items()} == {
+        n: list(range(bigbird["trials"])) for n in bigbird["n"]}
+    assert len(chunks[max(bigbird["n"])]) > 1
+
+
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     """benchmarks/device_check.sh --dry: both halves' plumbing at toy sizes on the CPU (the GPU
     tests collected, not run); every figure written and summarised, no rates table (the figures

@@ -324,14 +324,16 @@ def test_a_job_estimated_over_the_limits_is_refused_before_any_work(fresh_copy):
 def test_the_job_size_refusal_names_the_config_keys_to_lower(fresh_copy):
     cfg = yaml.safe_load((fresh_copy.path / "config/ci.yaml").read_text())
     cfg["limits"]["job_hours"] = 1
-    cfg["hardmax_vs_softmax"]["bigbird"].update(n=[16, 2048], trials=1000)  # about 2.1 h at 2048
+    # the trials are split into jobs of one trial at most node.job_minutes, but one trial at 8192
+    # with 1000 inverse temperatures is about 2.1 h
+    cfg["hardmax_vs_softmax"]["bigbird"].update(n=[16, 8192], trials=2, n_betas=1000)
     (fresh_copy.path / "config/big.yaml").write_text(yaml.safe_dump(cfg))
     proc = fresh_copy.run("-n", config="config/big.yaml", check=False)
     text = " ".join((proc.stdout + proc.stderr).split())
     assert proc.returncode != 0
-    assert "job hvs_bigbird {'n': '2048'} is estimated at" in text
-    assert "lower one of hardmax_vs_softmax.bigbird.trials = 1000 (lowered:" in text
-    assert "this job's n = 2048, an entry of hardmax_vs_softmax.bigbird.n" in text
+    assert re.search(r"job hvs_bigbird {'n': '8192', 'first': '(\d)', 'last': '\1'} is estimated at", text)
+    assert "lower one of hardmax_vs_softmax.bigbird.n_betas = 1000 (lowered:" in text
+    assert "this job's n = 8192, an entry of hardmax_vs_softmax.bigbird.n" in text
 
 
 def test_plan_lists_every_stage_and_the_largest_job(fresh_copy):

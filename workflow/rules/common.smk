@@ -296,26 +296,27 @@ def per_job(cost, device="cpu"):
 
 
 def chunked_jobs(points, cost, device, split):
-    """``{(n, k, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a sweep-like
-    section, one per (n, k, chunk of trials) of its ``points`` ``(n, k, trials)``; ``cost(n, k,
-    trials)`` is a chunk's cost model, ``split(trials, seconds per trial, hours)`` its chunking.
-    Each point's trials go where all of them together are placed (``placement``) and are split so
-    that no job, its start included, is planned there longer than node.job_minutes (nor its
-    runtime over limits.job_hours)."""
+    """``{(*point, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a section
+    run in chunks of trials, one per point and chunk of its trials; ``points`` are ``(*point,
+    trials)`` (a sweep's ``(n, k, trials)``, BigBird's ``(n, trials)``), ``cost(*point, trials)``
+    is a chunk's cost model (GPU seconds None without a GPU path), ``split(trials, seconds per
+    trial, hours)`` its chunking. Each point's trials go where all of them together are placed
+    (``placement``) and are split so that no job, its start included, is planned there longer
+    than node.job_minutes (nor its runtime over limits.job_hours)."""
     jobs = {}
     chunk_seconds = min(
         60 * NODE["job_minutes"], plannable_seconds(config["limits"]["job_hours"])
     )
-    for n, k, trials in points:
-        cpu_s, _, gpu_s = cost(n, k, trials)
+    for *point, trials in points:
+        cpu_s, _, gpu_s = cost(*point, trials)
         on_gpu = placement(device, cpu_s, gpu_s) != "cpu" and gpu_s is not None
         # the job's start (trials = 0) on that device, and each trial's seconds after it
-        start = cost(n, k, 0)[2 if on_gpu else 0]
+        start = cost(*point, 0)[2 if on_gpu else 0]
         total = gpu_s if on_gpu else cpu_s
         for first, last in split(
             trials, (total - start) / trials, (chunk_seconds - start) / 3600
         ):
-            jobs[n, k, first, last] = cost(n, k, last - first + 1)
+            jobs[(*point, first, last)] = cost(*point, last - first + 1)
     return jobs
 
 

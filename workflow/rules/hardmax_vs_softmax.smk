@@ -4,6 +4,35 @@ HVS = "hardmax_vs_softmax"
 HVS_CFG = config[HVS]
 HVS_RES = f"results/{HVS}"
 
+# imported under the stage's prefix: every rules file shares one namespace
+from expressivity.experiments.hardmax_vs_softmax.bigbird import (
+    bigbird_cost as hvs_bigbird_cost,
+)
+from expressivity.experiments.sparse_approximation.cost import (
+    trial_chunks as hvs_trial_chunks,
+)
+
+HVS_BIGBIRD = HVS_CFG["bigbird"]
+# the BigBird jobs: one per (n, chunk of trials), each planned within node.job_minutes (see
+# chunked_jobs); a chunk's instances are those trials of the unsplit job, drawn alike
+HVS_BIGBIRD_JOBS = chunked_jobs(
+    [(n, HVS_BIGBIRD["trials"]) for n in HVS_BIGBIRD["n"]],
+    lambda n, trials: (
+        *hvs_bigbird_cost(
+            n=n,
+            trials=trials,
+            **job_params(
+                HVS, "bigbird.bigbird_cost", "bigbird", supplied=["n", "trials"]
+            ),
+        ),
+        None,  # no GPU path
+    ),
+    "cpu",
+    hvs_trial_chunks,
+)
+# a BigBird job's trials, from its wildcards
+hvs_bigbird_trials = lambda wc: int(wc.last) - int(wc.first) + 1
+
 
 TABLES[HVS] = {
     "boltzmann_checks": gathered(
@@ -16,7 +45,8 @@ TABLES[HVS] = {
     "theorem1_search": COMPUTED,
     "theorem1_memorizer": COMPUTED,
     "bigbird": gathered(
-        expand(f"{HVS_RES}/bigbird/n{{n}}.csv", n=HVS_CFG["bigbird"]["n"])
+        f"{HVS_RES}/bigbird/n{n}_t{first}-{last}.csv"
+        for n, first, last in HVS_BIGBIRD_JOBS
     ),
 }
 FIGURES[HVS] = {
@@ -91,21 +121,33 @@ rule hvs_theorem1:
 
 
 rule hvs_bigbird:
-    """BigBird Prop. 1 at one n: hardmax exactness, softmax accuracy against beta, the smallest
-    working beta and two sufficient bounds per instance."""
+    """BigBird Prop. 1 at one n on the trials first..last: hardmax exactness, softmax accuracy
+    against beta, the smallest working beta and two sufficient bounds per instance."""
     input:
         lib=script_deps(HVS, "bigbird"),
     output:
-        f"{HVS_RES}/bigbird/n{{n}}.csv",
+        f"{HVS_RES}/bigbird/n{{n}}_t{{first}}-{{last}}.csv",
     log:
-        f"logs/{HVS}/bigbird_n{{n}}.log",
+        f"logs/{HVS}/bigbird_n{{n}}_t{{first}}-{{last}}.log",
     benchmark:
-        f"results/benchmarks/{HVS}/bigbird_n{{n}}.tsv"
+        f"results/benchmarks/{HVS}/bigbird_n{{n}}_t{{first}}-{{last}}.tsv"
+    wildcard_constraints:
+        n=r"\d+",
+        first=r"\d+",
+        last=r"\d+",
     conda:
         ENV
     resources:
-        **planned(HVS, "bigbird.bigbird_cost", "bigbird", supplied=["n"]),
+        **planned(
+            HVS,
+            "bigbird.bigbird_cost",
+            "bigbird",
+            supplied=["n"],
+            given={"trials": hvs_bigbird_trials},
+        ),
     params:
-        **job_params(HVS, "bigbird.bigbird_table", "bigbird", supplied=["n"]),
+        **job_params(
+            HVS, "bigbird.bigbird_table", "bigbird", supplied=["n", "first", "trials"]
+        ),
     script:
         script_path(HVS, "bigbird")

@@ -4,6 +4,7 @@ settings and cost."""
 
 import math
 
+import pandas as pd
 import pytest
 from cases import HVS_BIGBIRD, HVS_BIGBIRD_N
 
@@ -52,3 +53,24 @@ def test_cost_grows_like_n_squared_d():
     work = [cost[0] - START_SECONDS for cost in (small, large)]
     assert work[1] / work[0] == pytest.approx(64 * 169 / 100)
     assert large[1] > small[1]
+
+
+def test_chunks_of_trials_give_the_unsplit_jobs_rows(tmp_path):
+    """The workflow splits a point's trials into jobs (``chunked_jobs``): the chunks' tables,
+    gathered as the gather rule does (workflow/scripts/concat_tables.py), are the bytes of the
+    gathered table of one job of all the trials."""
+    from expressivity.io import read_table, write_table
+
+    def job(first, trials):
+        path = tmp_path / f"t{first}-{first + trials - 1}.csv"
+        rows = bigbird_table(n=min(HVS_BIGBIRD_N), **{**HVS_BIGBIRD, "first": first, "trials": trials})
+        write_table(pd.DataFrame(rows), path)
+        return path
+
+    def gathered(parts, name):
+        write_table(pd.concat([read_table(p) for p in parts], ignore_index=True), tmp_path / name)
+        return (tmp_path / name).read_bytes()
+
+    assert gathered([job(0, 1), job(1, 2)], "chunks.csv") == gathered([job(0, 3)], "whole.csv")
+    with pytest.raises(ValueError, match="first >= 0"):
+        bigbird_table(n=16, **{**HVS_BIGBIRD, "first": -1})

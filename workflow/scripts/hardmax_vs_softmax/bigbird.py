@@ -1,4 +1,5 @@
-"""BigBird Proposition 1: furthest vectors with one dense attention layer, at one n."""
+"""BigBird Proposition 1: furthest vectors with one dense attention layer, at one n, on the trials
+first..last."""
 
 import pandas as pd
 
@@ -7,6 +8,9 @@ from expressivity.io import write_table
 from expressivity.joblog import job_log
 
 log = job_log(snakemake)
-rows = bigbird_table(n=int(snakemake.wildcards.n), **dict(snakemake.params.items()), log=log)
+wc = snakemake.wildcards
+first, last = int(wc.first), int(wc.last)
+rows = bigbird_table(n=int(wc.n), first=first, trials=last - first + 1,
+                     **dict(snakemake.params.items()), log=log)
 write_table(pd.DataFrame(rows), snakemake.output[0])
 log.info(f"{len(rows)} rows")

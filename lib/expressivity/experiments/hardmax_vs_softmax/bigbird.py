@@ -90,17 +90,21 @@ def instance_rows(U: np.ndarray, *, n: int, trial: int, grid: np.ndarray,
 
 
 def bigbird_table(*, seed: int, n: int, trials: int, beta_min: float, beta_max: float,
-                  n_betas: int, log: logging.Logger = _LOG) -> list[dict[str, object]]:
-    """BigBird Task 1 at one ``n`` with ``d = ceil(log2 n)^2``: ``instance_rows`` for each trial
-    (trial ``t`` has its own stream) on a log grid of ``n_betas`` values in
+                  n_betas: int, first: int = 0,
+                  log: logging.Logger = _LOG) -> list[dict[str, object]]:
+    """BigBird Task 1 at one ``n`` with ``d = ceil(log2 n)^2``: ``instance_rows`` for the trials
+    ``first .. first + trials - 1`` (trial ``t`` has its own stream, so a job of a chunk of trials
+    gives the rows of those trials in a job of all of them) on a log grid of ``n_betas`` values in
     ``[beta_min, beta_max]``."""
     if not 0 < beta_min < beta_max or not math.isfinite(beta_max):
         raise ValueError(f"need 0 < beta_min < beta_max < inf, got {beta_min}, {beta_max}")
-    if n < 4 or trials < 1 or n_betas < 2:
-        raise ValueError(f"need n >= 4, trials >= 1, n_betas >= 2, got {n}, {trials}, {n_betas}")
+    if n < 4 or first < 0 or trials < 1 or n_betas < 2:
+        raise ValueError(f"need n >= 4, first >= 0, trials >= 1, n_betas >= 2, got {n}, {first}, "
+                         f"{trials}, {n_betas}")
     grid = np.logspace(math.log10(beta_min), math.log10(beta_max), n_betas)
     total = trials * evaluations(n_betas)
-    progress = Progress(log, f"BigBird softmax evaluations at n={n}", total)
+    progress = Progress(log, f"BigBird softmax evaluations at n={n}, trials {first}.."
+                        f"{first + trials - 1}", total)
     count = [0]
 
     def done() -> None:
@@ -108,7 +112,7 @@ def bigbird_table(*, seed: int, n: int, trials: int, beta_min: float, beta_max: 
         progress.update(min(count[0], total))
 
     rows = []
-    for trial in range(trials):
+    for trial in range(first, first + trials):
         rng = generator(seed, "hardmax_vs_softmax.bigbird", n=n, trial=trial)
         rows += instance_rows(random_unit_vectors(rng, n, dimension(n)), n=n, trial=trial,
                               grid=grid, done=done)
@@ -122,7 +126,7 @@ START_SECONDS = 0.7
 
 
 def bigbird_cost(*, n: int, trials: int, n_betas: int) -> tuple[float, int]:
-    """``(CPU seconds, peak bytes)`` of the job at ``n``, for planning resources.
+    """``(CPU seconds, peak bytes)`` of a job of ``trials`` trials at ``n``, for planning resources.
 
     One softmax evaluation costs about ``8 n^2 d`` flops (scores, weights times values, nearest
     vectors) and the bounds and the reference together about as much as two more; ``evaluations

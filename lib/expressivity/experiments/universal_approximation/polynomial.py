@@ -34,6 +34,11 @@ from expressivity.polynomial import (
 from expressivity.rng import generator
 from expressivity.training_protocol import Protocol, cell_summary
 
+#: Counted flops (``_block_flops``) per CPU second of the fixed blocks' batched products, fitted to
+#: the default run of 2026-11-27 (staircase 9.2 s and ablation 12.2 s of CPU time, each with its
+#: process start), which the 5e9 assumed before planned at 61 s and 124 s.
+BLOCK_FLOP_RATE = 5e10
+
 
 def _block_flops(d: int, blocks: int, inputs: int) -> float:
     """Flops of ``blocks`` fixed blocks on ``inputs`` inputs: each block multiplies token states
@@ -56,12 +61,12 @@ def staircase_table(*, d, max_blocks: int, max_degree: int, n_test: int, seed: i
 
 
 def staircase_cost(*, d, max_blocks: int, max_degree: int, n_test: int) -> tuple[float, int]:
-    """Predicted CPU seconds (5e9 flop/s, batched matrix products) and peak bytes."""
+    """Predicted CPU seconds (``BLOCK_FLOP_RATE``, batched matrix products) and peak bytes."""
     cells = [(dim, L) for dim in d for L in range(1, max_blocks + 1)]
     flops = max_degree * sum(_block_flops(dim, L, 4 * n_tokens(dim, L) + n_test)
                              for dim, L in cells)
     T = max(n_tokens(dim, L) for dim, L in cells)
-    return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
+    return flops / BLOCK_FLOP_RATE, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 
 def ablation_table(*, d, max_blocks: int, max_degree: int, variants, n_test: int,
@@ -117,8 +122,8 @@ def _ablation_row(variant, d, L, k, tokens, scale, error, floor, Z_train) -> dic
 
 def ablation_cost(*, d, max_blocks: int, max_degree: int, variants, n_test: int
                   ) -> tuple[float, int]:
-    """Predicted CPU seconds (5e9 flop/s) and peak bytes of ``ablation_table``: the softmax-free
-    features once, each other variant's once per distinct scale (at most one per degree), the
+    """Predicted CPU seconds (``BLOCK_FLOP_RATE``) and peak bytes of ``ablation_table``: the
+    softmax-free features once, each other variant's once per distinct scale (at most one per degree), the
     learned scale's search once per scale on the training points."""
     flops = 0.0
     for dim in d:
@@ -129,7 +134,7 @@ def ablation_cost(*, d, max_blocks: int, max_degree: int, variants, n_test: int
                 flops += ((len(SCALES) * _block_flops(dim, L, 4 * T) + max_degree * once)
                           if v == "softmax_scaled" else once)
     T = max(n_tokens(dim, max_blocks) for dim in d)
-    return flops / 5e9, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
+    return flops / BLOCK_FLOP_RATE, round((100 + 8 * 512 * T * (2 * T + 1) * 4 / 1e6) * MB)
 
 
 #: The trained block variants: whether the block applies a row softmax to its scores.
@@ -335,9 +340,10 @@ def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
                     mlp_repeats: int, mlp_restarts: int, transformer_repeats: int,
                     transformer_width: int, transformer_hidden: int, transformer_batch: int,
                     transformer_budget: int, transformer_every: int) -> tuple[float, int]:
-    """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at 5e9 flop/s, the
-    networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the ``N x P`` Jacobian each)
-    at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps (``_transformer_seconds``)."""
+    """Predicted CPU seconds and peak bytes of ``regression_table``: the blocks at
+    ``BLOCK_FLOP_RATE``, the networks' Levenberg-Marquardt steps (at most 500 per fit, a QR of the
+    ``N x P`` Jacobian each) at 1e9 flop/s, the transformers' at most ``transformer_budget`` steps
+    (``_transformer_seconds``)."""
     flops = repeats * sum(_block_flops(d, L, N + n_test)
                           for L in (degree, degree - 1) for N in n_train)
     P = n_parameters(width_for(n_tokens(d, degree), d), d)
@@ -347,7 +353,7 @@ def regression_cost(*, d: int, degree: int, n_train, repeats: int, n_test: int,
                                    width=transformer_width, hidden=transformer_hidden,
                                    batch=transformer_batch, budget=transformer_budget,
                                    every=transformer_every, n_test=n_test)
-    return (flops / 5e9 + mlp / 1e9 + seconds,
+    return (flops / BLOCK_FLOP_RATE + mlp / 1e9 + seconds,
             round((100 + 8 * max(n_train) * T * (3 + transformer_repeats * len(n_train)) / 1e6)
                   * MB))
 
