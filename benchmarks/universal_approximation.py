@@ -90,8 +90,8 @@ def main() -> None:
     print(f"\n{'ci.yaml job':<40}{'seconds':>14}{'predicted':>12}")
     costs = {f"lemma6 m={m} d={d} n={n}": lemma6.lemma6_cost(m=m, d=d, n=n, **cases.UA_LEMMA6)
              for m, d, n in cases.UA_LEMMA6_GRIDS}
-    settings = {k: cases.UA_APPROXIMATION[k] for k in ("samples", "grid_budget",
-                                                       "memorization_budget")}
+    settings = {k: cases.UA_APPROXIMATION[k] for k in ("samples", "memorization_budget",
+                                                       "certificate_budget", "sparse_patterns")}
     costs.update({f"approximation {t} d={s['d']} n={s['n']}": approximation.approximation_cost(
         target=t, **s, **settings) for t in cases.UA_TARGETS for s in cases.UA_APPROXIMATION_SERIES})
     for name, cost, case in (("patterns", patterns.assumption_cost, cases.UA_PATTERNS),

@@ -127,12 +127,12 @@ def tokens_fit(section: str) -> Relation:
     return Relation((*keys, "memorization.r_min", "memorization.r_max"), check)
 
 
-def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_budget,
+def _approximation_tables(inv_delta, n, d, inv_delta_max, memorization_budget,
                           certificate_budget):
     """The series (d[i], n[i], up to inv_delta_max[i]) are lists of one length with distinct
     (d, n), and every route that builds a table keeps at least three 1/delta of each series within
-    its budget (a slope with an interval): routes skip the 1/delta beyond their budget; Yun et
-    al.'s equivariant route builds none."""
+    its budget (a slope with an interval): the Kajitsuka & Sato route skips the 1/delta beyond its
+    budgets; Yun et al.'s routes build none."""
     if not len(d) == len(n) == len(inv_delta_max):
         return (f"approximation.d, approximation.n and approximation.inv_delta_max describe one "
                 f"series each and must have one length, got {len(d)}, {len(n)} and "
@@ -144,9 +144,7 @@ def _approximation_tables(inv_delta, n, d, inv_delta_max, budget, memorization_b
     tables = {"the Kajitsuka & Sato memorized multisets C(m^d + n - 1, n)":
               (multisets, memorization_budget, "approximation.memorization_budget"),
               "the Kajitsuka & Sato certified multisets C(m^d + n - 1, n)":
-              (multisets, certificate_budget, "approximation.certificate_budget"),
-              "the positional grid m^(n d)": (lambda m, dd, nn: m ** (nn * dd), budget,
-                                              "grid_budget")}
+              (multisets, certificate_budget, "approximation.certificate_budget")}
     for dd, nn, top in zip(d, n, inv_delta_max, strict=True):
         grid = [m for m in inv_delta if m <= top]
         if len(grid) < 3:
@@ -417,7 +415,7 @@ RELATIONS: list[Relation] = [
     Relation(tuple(f"{UA}.regression.{k}" for k in ("d", "degree", "n_train")), _least_squares),
     Relation(tuple(f"{UA}.{k}" for k in ("approximation.inv_delta", "approximation.n",
                                          "approximation.d", "approximation.inv_delta_max",
-                                         "grid_budget", "approximation.memorization_budget",
+                                         "approximation.memorization_budget",
                                          "approximation.certificate_budget")),
              _approximation_tables),
     *(two_windows(f"{TM}.{family}")

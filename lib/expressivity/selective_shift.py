@@ -292,35 +292,41 @@ def _masked_extrema(V: np.ndarray, mask: np.ndarray | None):
 
 
 def run_integer(net: ShiftNetwork, digits: np.ndarray) -> np.ndarray:
-    """The exact integer reference: ``q(L)`` for every input, ``(N, n)`` (int64 or Python ints).
+    """The exact integer reference: ``q(L)`` for every input, ``(N, n)`` (int64 while every value
+    stays below ``INT64_SAFE``, Python integers from the first layer whose result could not).
 
     Select layer: ``v_k += scale * 1{lo <= v_k <= hi} (max_{A_k} v - min_{A_k} v)``; max layer:
     ``v_k += scale * max_{A_k} v``.
     """
     V = input_codes(net, digits)
-    # int64 while no value can pass 2^62: a select layer at most adds ``scale * 2 max|V|``, a max
-    # layer ``scale * max|V|``; Python integers (exact, slower) from the first layer that could.
-    bound = int(np.abs(V).max()) if V.size and V.dtype != object else 0
     for layer in net.layers:
-        if V.dtype != object:
-            bound = bound * (1 + 2 * layer.scale)
-            if bound >= INT64_SAFE:
-                bound = int(np.abs(V).max()) * (1 + 2 * layer.scale) if V.size else 0
-            if bound >= INT64_SAFE or layer.scale >= INT64_SAFE:
-                V = V.astype(object)
         mask = None if layer.mask is None else net.masks[layer.mask]
         if layer.kind == "select":
             # only the inputs with a token in the window change (few, for a one-code window)
             inside = (V >= layer.lo) & (V <= layer.hi)
-            rows = np.flatnonzero(inside.any(axis=1))
+            rows = np.unique(np.flatnonzero(inside) // V.shape[1])
             if rows.size:
                 sub = V[rows]
                 mx, mn = _masked_extrema(sub, mask)
-                V[rows] = sub + np.where(inside[rows], layer.scale * (mx - mn), 0)
+                step = np.where(inside[rows], mx - mn, 0)
+                if _past_int64(sub, step, layer.scale):
+                    V, sub, step = V.astype(object), sub.astype(object), step.astype(object)
+                V[rows] = sub + layer.scale * step
         else:
             mx, _ = _masked_extrema(V, mask)
+            if _past_int64(V, mx, layer.scale):
+                V, mx = V.astype(object), mx.astype(object)
             V = V + layer.scale * mx
     return V
+
+
+def _past_int64(V: np.ndarray, step: np.ndarray, scale: int) -> bool:
+    """Whether int64 ``V + scale * step`` could reach ``INT64_SAFE`` (False for Python
+    integers, which are exact)."""
+    if V.dtype == object:
+        return False
+    top = int(np.abs(V).max(initial=0)) + scale * int(np.abs(step).max(initial=0))
+    return top >= INT64_SAFE or scale >= INT64_SAFE
 
 
 def layer_heads(net: ShiftNetwork, layer: ShiftLayer) -> list[Head]:

@@ -170,24 +170,31 @@ def _class_digits(m: int, d: int, n: int, budget: int, repeats: bool) -> np.ndar
     return digits
 
 
-def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = False,
+def yun_route(name: str, X: np.ndarray, m: int, positional: bool = False,
               masks: list[np.ndarray] | None = None) -> dict:
     """Quantize -> selective-shift contextual mapping -> value mapping; errors and counts.
 
     The value mapping is the table ``q -> f_bar(L)_k`` over the grid inputs (canonical classes
-    with distinct tokens; every grid input with positional encoding). A sample value that is not
-    in the table must lie outside ``[t_l, t_r]`` (property 4) and is mapped to 0; one inside is
-    counted as a violation.
+    with distinct tokens; every grid input with positional encoding), one width-1 FF layer per
+    entry (Lemma 7); a value that is not in the table must lie outside ``[t_l, t_r]`` (property 4)
+    and maps to 0.
 
-    Without positional encoding the table is not built (it has ``n C(m^d, n)`` entries): a
+    The table is never built: the Monte-Carlo error needs the value map only at the sampled
+    cells. Each sample's exact integer codes ``q`` are computed (``run_integer``) and checked to
+    be a contextual mapping on the sample (``check_sample_codes``). Without positional encoding a
     sample with distinct tokens is itself a grid input, so its value is in the table and maps to
-    ``f_bar`` at its own cell (the map is injective by Lemma 6's properties 1-2, which the lemma6
-    job checks on every grid input within its budget); a sample with a repeated token is checked
-    against ``[t_l, t_r]`` from ``selective_shift.dense_code_range``. With positional encoding the
-    table (``m^(n d)`` inputs, at most ``budget``) is built and looked up; ``masks`` (a sparse
-    pattern's cycle, Yun et al. 2020b) replace dense attention in the contextual mapping, whose
-    layers then each see the pattern's connections (``connections``: the keys the queries of all
-    attention layers attend, ``n^2`` per dense layer).
+    ``f_bar`` at its own cell; a sample with a repeated token is checked against ``[t_l, t_r]``
+    from ``selective_shift.dense_code_range`` (property 4) and maps to 0; the table has
+    ``n C(m^d, n)`` entries. With positional encoding ``E_j = (j - 1) 1`` (Theorem 3) the tokens
+    of every grid input are distinct, so every sample is a grid input and maps to ``f_bar`` at
+    its own cell, no value lies outside the grid (property 4 cannot be violated), and the table
+    has ``n m^(n d)`` entries. ``masks`` (a sparse pattern's cycle, Yun et al. 2020b) replace
+    dense attention in the contextual mapping, whose layers then each see the pattern's
+    connections (``connections``: the keys the queries of all attention layers attend, ``n^2``
+    per dense layer).
+
+    Injectivity is checked here on the sample only; on every grid input it is the job of the
+    lemma6 (dense) and sparse_mapping (positional and sparse) jobs, within their grid budgets.
 
     ``bits_per_parameter`` is the width of the largest integer the exact network holds (its
     ``value_bound``, in units of delta), ``bits`` the parameters times it.
@@ -195,29 +202,31 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
     check_target(name)
     m = check_inverse_delta(m)
     X = check_sample(X)
-    integer("budget", budget, 1)
     S, n, d = X.shape
     digits = quantize(X, m).astype(np.int64)
     if masks is not None and not positional:
         raise ValueError("a sparse pattern's masks need positional encoding (positional=True)")
+    tokens = codes(digits, m)                                              # (S, n)
     if positional:
-        check_budget(m ** (n * d), budget, f"value table 1/delta={m}, n={n}, d={d}")
         net = positional_network(m, d, n, masks)
-        grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
-        G, ff_value_layers, violations = _table_values(name, net, grid.reshape(-1, n, d), digits,
-                                                       m)
-        precision = "exact integers (hardmax, Phi activations)"
+        q = run_integer(net, digits)
+        # a token is its grid input and its position
+        check_sample_codes(q, _token_keys(tokens, np.broadcast_to(np.arange(n), (S, n))))
+        G = grid_target(name, digits, m)
+        violations = 0
+        ff_value_layers = n * m ** (n * d)
     else:
         net = dense_network(m, d, n)
         q = run_integer(net, digits)
         repeated = repeated_tokens(digits, m)
+        # a token of a distinct-token input is its input's token set and its own grid cell
+        distinct = tokens[~repeated]
+        check_sample_codes(q[~repeated], _token_keys(np.sort(distinct, axis=1), distinct))
         G = np.where(repeated[:, None, None], 0.0, grid_target(name, digits, m))
         span = dense_code_range(m, d, n)
         violations = 0 if span is None else int(sum(
             span[0] <= int(v) <= span[1] for v in q[repeated].ravel()))
         ff_value_layers = n * math.comb(m**d, n)
-        precision = ("exact integers (hardmax, Phi activations); value map at the sampled cells, "
-                     "property 4 per sample")
     params = (quantizer_parameters(m, d) + net.parameters()
               + ff_value_layers * (3 * d + 1))
     bits_per_parameter = int(net.value_bound).bit_length() + 1  # and a sign
@@ -235,33 +244,41 @@ def yun_route(name: str, X: np.ndarray, m: int, budget: int, positional: bool = 
         "bits_per_parameter": bits_per_parameter,
         "bits": params * bits_per_parameter,
         "property4_violations": violations,
-        "precision": precision,
+        "precision": ("exact integers (hardmax, Phi activations); value map at the sampled "
+                      "cells, injective on the sample"
+                      + ("" if positional else ", property 4 per sample")),
     }
 
 
-def _table_values(name: str, net, table_digits: np.ndarray, digits: np.ndarray,
-                  m: int) -> tuple[np.ndarray, int, int]:
-    """The value mapping as a looked-up table: the sample's outputs ``G``, the table's entries
-    and the property-4 violations (sample values inside ``[t_l, t_r]`` that are not in it)."""
-    S, n, d = digits.shape
-    q_table = run_integer(net, table_digits)
-    # no distinct-token input when m^d < n: an empty table (every input maps to 0)
-    v_table = (grid_target(name, table_digits, m) if len(table_digits)
-               else np.zeros((0, n, d)))
-    keys = q_table.ravel()
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    vals = v_table.reshape(-1, d)[order]
-    if np.any(keys[1:] == keys[:-1]):
-        raise ValueError("the contextual mapping repeats a value on the grid; no value mapping")
-    flat = run_integer(net, digits).ravel()
-    if len(keys) == 0:      # fewer grid tokens than n: every grid input repeats a token
-        return np.zeros((S, n, d)), 0, 0
-    t_l, t_r = keys[0], keys[-1]
-    pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
-    hit = keys[pos] == flat
-    G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
-    return G, len(keys), int(np.sum(~hit & (flat >= t_l) & (flat <= t_r)))
+def _token_keys(rows: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """``(S, n, n + 1)``: for each token ``k`` of each sample, the sample's ``rows[s]`` (``(S,
+    n)``) followed by ``own[s, k]``."""
+    n = rows.shape[1]
+    return np.concatenate([np.repeat(rows[:, None, :], n, axis=1), own[..., None]], axis=2)
+
+
+def check_sample_codes(q: np.ndarray, keys: np.ndarray) -> None:
+    """The contextual mapping on a sample (Yun et al. 2020a, Definition 3.1): the codes ``q: (S,
+    n)`` (int64 or Python ints) of tokens with identities ``keys: (S, n, w)`` (integer rows: the
+    token's grid input, or its class, and the token) are a function of the identity, one-to-one,
+    so that a token-wise value map can read ``f_bar`` off the code. A ``ValueError`` counting the
+    codes shared by different identities and the repeats of an identity with another code
+    otherwise (the identities sorted, O(S n log(S n)); the codes hashed, not sorted: Python
+    integers sort slowly)."""
+    q = np.asarray(q).ravel()
+    if q.size == 0:
+        return
+    rows = np.asarray(keys).reshape(q.size, -1)
+    order = np.lexsort(rows.T[::-1])
+    rows, q = rows[order], q[order]
+    same = np.all(rows[1:] == rows[:-1], axis=1)        # the identity of the previous entry
+    split = int(np.sum(same & np.asarray(q[1:] != q[:-1], dtype=bool)))
+    first = q[np.concatenate([[True], ~same])].tolist()  # one code per identity
+    shared = len(first) - len(set(first))
+    if shared or split:
+        raise ValueError(f"the contextual mapping repeats a value on the sample: {shared} code(s) "
+                         f"shared by different tokens or inputs, {split} token(s) given another "
+                         "code on a repeat; no value mapping")
 
 
 def ks_route(name: str, X: np.ndarray, m: int, lam: float, budget: int,

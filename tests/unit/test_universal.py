@@ -5,8 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.quantization import quantize, quantizer_parameters
+from expressivity.selective_shift import dense_network, positional_network, run_integer
+from expressivity.sparse_patterns import pattern_masks
 from expressivity.universal import (
     TARGETS,
+    grid_target,
     ks_route,
     lp_errors,
     repeated_tokens,
@@ -37,24 +41,41 @@ def test_yun_route_exact_on_distinct_grid_points():
     m, d = 6, 1
     digits = np.array([[[0], [3], [5]], [[5], [0], [2]]])
     X = (digits + 0.5) / m
-    r = yun_route("sin_mean", X, m, budget=10**4)
+    r = yun_route("sin_mean", X, m)
     assert np.allclose(r["G"], target("sin_mean", X), rtol=0, atol=1e-15)
     assert r["property4_violations"] == 0
     assert r["layers_attention"] == m**d + 1
+
+
+def _table_lookup(name, net, table_digits, digits, m):
+    """The value mapping as a table built over ``table_digits`` and looked up (what the route
+    computed before it became lazy): the sample's outputs, the table's entries and the property-4
+    violations (sample values inside ``[t_l, t_r]`` that are not in it)."""
+    S, n, d = digits.shape
+    keys = run_integer(net, table_digits).ravel()
+    vals = (grid_target(name, table_digits, m) if len(table_digits)
+            else np.zeros((0, n, d))).reshape(-1, d)
+    order = np.argsort(keys, kind="stable")
+    keys, vals = keys[order], vals[order]
+    assert not np.any(keys[1:] == keys[:-1])        # a contextual mapping on the whole grid
+    flat = run_integer(net, digits).ravel()
+    pos = np.clip(np.searchsorted(keys, flat), 0, len(keys) - 1)
+    hit = keys[pos] == flat
+    G = np.where(hit[:, None], vals[pos], 0.0).reshape(S, n, d)
+    inside = (flat >= keys[0]) & (flat <= keys[-1])
+    return G, len(keys), int(np.sum(~hit & inside))
 
 
 @pytest.mark.parametrize(("m", "d", "n"), [(6, 1, 3), (3, 2, 3), (5, 1, 4)])
 def test_yun_route_without_a_table_equals_the_table_lookup(m, d, n):
     """The value map evaluated at the sampled cells (distinct tokens: f_bar at the cell; repeated:
     0 after the per-sample property-4 check) gives the table route's outputs and counts."""
-    from expressivity.quantization import quantize
-    from expressivity.selective_shift import dense_network
-    from expressivity.universal import _class_digits, _table_values
+    from expressivity.universal import _class_digits
 
     X = sample(np.random.default_rng(1), 400, n, d)
-    r = yun_route("softmax_average", X, m, budget=10**4)
+    r = yun_route("softmax_average", X, m)
     digits = quantize(X, m).astype(np.int64)
-    G, entries, violations = _table_values(
+    G, entries, violations = _table_lookup(
         "softmax_average", dense_network(m, d, n), _class_digits(m, d, n, 10**6, False), digits, m)
     # equal up to the order of the softmax sums (the table holds each class's tokens sorted)
     assert np.array_equal(r["G"] == 0, G == 0) and np.allclose(r["G"], G, rtol=0, atol=1e-15)
@@ -63,11 +84,52 @@ def test_yun_route_without_a_table_equals_the_table_lookup(m, d, n):
     assert repeated_tokens(digits, m).any() and (~repeated_tokens(digits, m)).any()
 
 
+@pytest.mark.parametrize(("m", "d", "n", "pattern"),
+                         [(4, 1, 3, None), (3, 2, 2, None), (3, 1, 4, "strided"),
+                          (2, 2, 3, "star")])
+def test_positional_and_sparse_routes_without_a_table_equal_the_table_lookup(m, d, n, pattern):
+    """With positional encoding every grid input is in the table: the route's outputs at the
+    sampled cells, its value-map layers (the table's entries) and parameters are the looked-up
+    table's, with no property-4 violation."""
+    masks = None if pattern is None else pattern_masks(pattern, n)
+    X = sample(np.random.default_rng(3), 500, n, d)
+    r = yun_route("weighted_shift", X, m, positional=True, masks=masks)
+    grid = np.stack(np.unravel_index(np.arange(m ** (n * d)), (m,) * (n * d)), -1)
+    digits = quantize(X, m).astype(np.int64)
+    net = positional_network(m, d, n, masks)
+    G, entries, violations = _table_lookup("weighted_shift", net, grid.reshape(-1, n, d), digits, m)
+    assert np.array_equal(r["G"], G)
+    assert r["layers_ff_value"] == entries == n * m ** (n * d)
+    assert r["property4_violations"] == violations == 0
+    assert r["parameters"] == (quantizer_parameters(m, d) + net.parameters()
+                               + entries * (3 * d + 1))
+    assert r["layers_total"] == d * m + net.attention_layers + entries
+
+
+@pytest.mark.parametrize("positional", [True, False])
+def test_a_code_repeated_on_the_sample_is_refused(monkeypatch, positional):
+    """Two different (input, token) pairs with one code, or one pair with two codes, leave the
+    value map undefined: the route refuses the sample."""
+    import expressivity.universal as universal
+
+    X = sample(np.random.default_rng(4), 200, 3, 1)
+    name = "weighted_shift" if positional else "sin_mean"
+    monkeypatch.setattr(universal, "run_integer",
+                        lambda net, digits: np.zeros(digits.shape[:2], dtype=np.int64))
+    with pytest.raises(ValueError, match="repeats a value on the sample"):
+        yun_route(name, X, 8, positional=positional)
+    # a new code at every draw: the cells drawn twice (4^3 grid inputs, 200 draws) get two
+    monkeypatch.setattr(universal, "run_integer",
+                        lambda net, digits: np.arange(digits.shape[0] * 3).reshape(-1, 3))
+    with pytest.raises(ValueError, match=r"0 code\(s\) shared .*, [1-9]\d* token\(s\) given another"):
+        yun_route(name, X, 4, positional=positional)
+
+
 def test_fewer_grid_tokens_than_n_maps_everything_to_zero():
     """m^d < n: no grid input has distinct tokens; the value table is empty, the output 0."""
     X = sample(np.random.default_rng(0), 50, 3, 1)
     for name in ("sin_mean", "softmax_average"):
-        r = yun_route(name, X, 2, 100)
+        r = yun_route(name, X, 2)
         assert r["layers_ff_value"] == 0 and not r["G"].any()
     assert repeated_tokens(np.array([[[0], [1], [0]], [[0], [1], [2]]]), 3).tolist() == \
         [True, False]
@@ -101,13 +163,11 @@ def test_bad_input():
     with pytest.raises(ValueError, match="known targets"):
         target("cubic", X)
     with pytest.raises(ValueError, match=r"1/delta .*must be an integer >= 2"):
-        yun_route("sin_mean", X, 1, 100)
-    with pytest.raises(ValueError, match="over the budget of 100"):
-        yun_route("weighted_shift", X, 16, 100, positional=True)
+        yun_route("sin_mean", X, 1)
     with pytest.raises(ValueError, match=r"X must hold finite inputs in \[0, 1\)"):
-        yun_route("sin_mean", X + 1.0, 4, 100)
+        yun_route("sin_mean", X + 1.0, 4)
     with pytest.raises(ValueError, match="X must be a non-empty sample of shape"):
-        yun_route("sin_mean", X[0], 4, 100)
+        yun_route("sin_mean", X[0], 4)
     with pytest.raises(ValueError, match="lam must be a finite number > 0"):
         ks_route("sin_mean", X, 4, float("nan"), 100, np.random.default_rng(0))
     with pytest.raises(ValueError, match="dps must be an integer >= 16"):
@@ -158,15 +218,12 @@ def test_sparse_routes_give_the_dense_positional_outputs_with_fewer_connections(
     """Yun et al. 2020b: under STRIDED attention the positional route's contextual mapping still
     separates every grid input, so its outputs are the dense route's; each layer sees fewer keys,
     and the pattern's cycle adds layers."""
-    from expressivity.sparse_patterns import pattern_masks
-
     X = sample(np.random.default_rng(2), 300, 4, 1)
-    dense = yun_route("weighted_shift", X, 4, 10**4, positional=True)
-    sparse = yun_route("weighted_shift", X, 4, 10**4, positional=True,
-                       masks=pattern_masks("strided", 4))
+    dense = yun_route("weighted_shift", X, 4, positional=True)
+    sparse = yun_route("weighted_shift", X, 4, positional=True, masks=pattern_masks("strided", 4))
     assert np.array_equal(dense["G"], sparse["G"])
     assert dense["property4_violations"] == sparse["property4_violations"] == 0
     assert dense["connections_per_layer"] == 16 > sparse["connections_per_layer"]
     assert sparse["layers_attention"] >= dense["layers_attention"]
     with pytest.raises(ValueError, match="positional"):
-        yun_route("weighted_shift", X, 4, 10**4, masks=pattern_masks("strided", 4))
+        yun_route("weighted_shift", X, 4, masks=pattern_masks("strided", 4))

@@ -35,6 +35,29 @@ def test_error_falls_and_routes_compare():
                            for r in skipped)
 
 
+def test_positional_and_sparse_routes_run_at_every_delta():
+    """Yun et al.'s positional route and its sparse variants build no table: every 1/delta of the
+    series is computed (ci.yaml's reaches 32^3 grid inputs at n = 3, far over its grid_budget), the
+    error falls, and a sparse pattern's contextual mapping gives the dense one's outputs with
+    fewer connections per layer."""
+    rows = approximation_table(target="weighted_shift", **SERIES, **UA_APPROXIMATION)
+    by_route = {}
+    for r in rows:
+        assert r["status"] == "computed" and r["property4_violations"] == 0
+        assert r["layers_ff_value"] == r["n"] * r["table_size"] == r["n"] * r["inv_delta"] ** (
+            r["n"] * r["d"])
+        by_route.setdefault(r["route"], []).append(r)
+    assert set(by_route) == {"yun_positional"} | {f"yun_sparse_{p}" for p in
+                                                  UA_APPROXIMATION["sparse_patterns"]}
+    dense = by_route.pop("yun_positional")
+    assert [r["inv_delta"] for r in dense] == SERIES["inv_delta"]
+    assert dense[0]["L1"] > dense[len(dense) // 2]["L1"] > dense[-1]["L1"]
+    for sparse in by_route.values():
+        assert [r["L1"] for r in sparse] == [r["L1"] for r in dense]
+        assert all(s["connections_per_layer"] < r["connections_per_layer"]
+                   for s, r in zip(sparse, dense, strict=True))
+
+
 def test_repeated_fraction_estimates_the_measure():
     rows = approximation_table(target="sin_mean", **{**SERIES, **UA_APPROXIMATION,
                                                             "inv_delta": [4, 8]})
@@ -51,7 +74,8 @@ def test_approximation_job_settings_are_refused_naming_them():
 
 
 @pytest.mark.parametrize("change, named", [({"inv_delta": []}, "inv_delta"),
-                                           ({"grid_budget": math.nan}, "grid_budget"),
+                                           ({"certificate_budget": math.nan},
+                                            "certificate_budget"),
                                            ({"samples": math.nan}, "samples")])
 def test_bad_settings_are_refused_naming_them(change, named):
     """Before any work, a ``ValueError`` (or ``TypeError``) whose message names the setting."""

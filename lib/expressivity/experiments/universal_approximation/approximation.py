@@ -39,18 +39,16 @@ def _sparse_patterns(names) -> list[str]:
     return list(names)
 
 
-def _route_budget(route: str, grid_budget: int, certificate_budget: int) -> float:
+def _route_budget(route: str, certificate_budget: int) -> float:
     """The largest table a route may build: the grid multisets Kajitsuka & Sato's certificate
-    sorts, the positional route's value table; Yun et al.'s equivariant route builds none (its
-    value map is evaluated at the sampled cells)."""
-    if route == "kajitsuka_sato":
-        return certificate_budget
-    return math.inf if route == "yun" else grid_budget
+    sorts; Yun et al.'s routes (equivariant, positional, sparse) build none (their value maps are
+    evaluated at the sampled cells)."""
+    return certificate_budget if route == "kajitsuka_sato" else math.inf
 
 
 def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int, lam: float,
-                        mp_dps: int, grid_budget: int, memorization_budget: int,
-                        certificate_budget: int, sparse_patterns, seed: int,
+                        mp_dps: int, memorization_budget: int, certificate_budget: int,
+                        sparse_patterns, seed: int,
                         log: logging.Logger | None = None) -> list[dict]:
     """``L^1``/``L^2`` Monte-Carlo errors (with standard errors), layers and parameters against
     ``delta = 1/inv_delta`` for one target at token dimension ``d``: Yun et al.'s route
@@ -62,19 +60,20 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
     Each ``delta`` has its own sample of ``samples`` uniform inputs ``(n, d)`` (independent
     Monte-Carlo errors across ``delta``, so a fitted slope's standard error reflects them); the
     routes share it, and their rows compare at equal ``delta`` (Yun et al.'s rows carry the ratio
-    of their layers and errors to the three-layer route's). A route whose table exceeds its budget
-    (``universal.table_size``: ``grid_budget`` for the positional route, ``certificate_budget``
-    for the Kajitsuka & Sato multisets) gets a row saying so and no errors."""
+    of their layers and errors to the three-layer route's). Yun et al.'s routes run at every
+    ``delta`` (their value maps are evaluated at the sampled cells); where the Kajitsuka & Sato
+    certificate's multisets (``universal.table_size``) exceed ``certificate_budget`` that route
+    gets a row saying so and no errors."""
     name = universal.check_target(target)
     ms = [check_inverse_delta(m) for m in sizes("inv_delta", inv_delta, 2)]
     for key, value in (("memorization_budget", memorization_budget), ("samples", samples),
-                       ("grid_budget", grid_budget), ("certificate_budget", certificate_budget)):
+                       ("certificate_budget", certificate_budget)):
         integer(key, value, 1)
     routes = _routes(name, _sparse_patterns(sparse_patterns))
     weights = {(route, m): _route_seconds(route, m, n, d, samples, memorization_budget)
                for m in ms for route in routes
                if universal.table_size(route, m, n, d)
-               <= _route_budget(route, grid_budget, certificate_budget)}
+               <= _route_budget(route, certificate_budget)}
     progress = tracker(log, f"approximation {name} d={d}", sum(weights.values()))
     done = 0.0
     rows = []
@@ -89,7 +88,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
         at_m = {}
         for route in routes:
             size = universal.table_size(route, m, n, d)
-            budget = _route_budget(route, grid_budget, certificate_budget)
+            budget = _route_budget(route, certificate_budget)
             if size > budget:
                 at_m[route] = {**base, "route": route, "table_size": size,
                                "status": f"skipped: table of {size} entries over the budget "
@@ -102,8 +101,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
             else:
                 masks = None if not route.startswith("yun_sparse_") else pattern_masks(
                     route.removeprefix("yun_sparse_"), n)
-                res = universal.yun_route(name, X, m, grid_budget, positional=route != "yun",
-                                          masks=masks)
+                res = universal.yun_route(name, X, m, positional=route != "yun", masks=masks)
             G = res.pop("G")
             at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
                            **universal.lp_errors(F, G),
@@ -124,34 +122,38 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
 
 def _route_seconds(route: str, m: int, n: int, d: int, samples: int,
                    memorization_budget: int) -> float:
-    """Predicted CPU seconds of one route at ``1/delta = m``: integer passes over the sample (Yun
-    et al.'s route: 3e-8 s per token and layer) or over the table and the sample (the positional
-    routes: 1.5e-8 s), the three-layer route's certificate (2e-6 s per multiset and token) and,
-    within ``memorization_budget``, its mpmath memorization (4e-5 s per point). Measured against
-    the default run's nine jobs (CPU 2.3 to 34 s)."""
+    """Predicted CPU seconds of one route at ``1/delta = m``: the three-layer route's certificate
+    (2e-6 s per multiset and token) and, within ``memorization_budget``, its mpmath memorization
+    (4e-5 s per point); Yun et al.'s routes build no table: the exact integer network's layers
+    over the sample (3e-5 s a layer plus 2.5e-9 s per token and layer; ``m^d + 1`` layers for the
+    equivariant route, ``n m^d + n`` for the positional one, 1.3 times as many under a sparse
+    pattern's masks) and the sample's value map, code check and errors (1.5e-6 s per token).
+    Measured on single routes at 20,000 samples ((d, n) = (1, 3), (2, 3), (1, 4) up to 1/delta =
+    64, 32, 96: 0.06 to 0.6 s each) and on the positional target's three jobs of the default
+    config (predicted 5.2, 11.2, 7.9 s; measured 5.7, 10.8, 9.5 s)."""
     D = m**d
     if route == "kajitsuka_sato":  # the certificate over every multiset, the FFN within its budget
         size = universal.table_size(route, m, n, d)
         ffn = 4e-5 * n * size if size <= memorization_budget else 0.0
         return 2e-6 * n * size + ffn + 2e-6 * samples * n
-    if route == "yun":  # no table: the D + 1 layers over the sample
-        return 3e-8 * n * (D + 1) * samples + 2e-5 * samples
-    cycle = 1 if route == "yun_positional" else 2  # identity layers wait for the pattern
-    return 1.5e-8 * n * cycle * (n * D + n) * (universal.table_size(route, m, n, d) + samples) \
-        + 1e-6 * samples
+    if route == "yun":
+        layers = D + 1
+    else:
+        layers = (n * D + n) * (1.0 if route == "yun_positional" else 1.3)
+    return layers * (3e-5 + 2.5e-9 * samples * n) + 1.5e-6 * samples * n
 
 
 def approximation_cost(*, target: str, d: int, inv_delta, samples: int, n: int,
-                       grid_budget: int, memorization_budget: int, certificate_budget: int,
+                       memorization_budget: int, certificate_budget: int,
                        sparse_patterns) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of ``approximation_table``."""
     seconds, mem = 0.0, 100.0
     for m in inv_delta:
         for route in _routes(target, sparse_patterns):
             size = universal.table_size(route, m, n, d)
-            if size <= _route_budget(route, grid_budget, certificate_budget):
+            if size <= _route_budget(route, certificate_budget):
                 seconds += _route_seconds(route, m, n, d, samples, memorization_budget)
-                per = 250 if route == "kajitsuka_sato" else 0 if route == "yun" else 100  # an entry
+                per = 250 if route == "kajitsuka_sato" else 0  # bytes per table entry
                 mem = max(mem, 100 + per * n * size / 1e6 + 1e-4 * samples * n * d)
     return seconds, round(mem * MB)
 
