@@ -28,6 +28,7 @@ sys.path.insert(0, str(PROJECT / "workflow"))
 sys.path.insert(0, str(PROJECT / "lib"))
 from config_schema import ConfigError, check_config  # noqa: E402
 from expressivity.claims import PAPERS, STAGES, paper_claims, stage_claims  # noqa: E402
+from expressivity.experiments import trial_chunks  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from job_params import find, job_settings, keywords, scopes, what_lowers  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
@@ -295,12 +296,12 @@ def per_job(cost, device="cpu"):
     }
 
 
-def chunked_jobs(points, cost, device, split):
+def chunked_jobs(points, cost, device):
     """``{(*point, first, last): (CPU seconds, peak bytes, GPU seconds)}``: the jobs of a section
     run in chunks of trials, one per point and chunk of its trials; ``points`` are ``(*point,
     trials)`` (a sweep's ``(n, k, trials)``, BigBird's ``(n, trials)``), ``cost(*point, trials)``
-    is a chunk's cost model (GPU seconds None without a GPU path), ``split(trials, seconds per
-    trial, hours)`` its chunking. Each point's trials go where all of them together are placed
+    is a chunk's cost model (GPU seconds None without a GPU path), ``trial_chunks`` its
+    chunking. Each point's trials go where all of them together are placed
     (``placement``) and are split so that no job, its start included, is planned there longer
     than node.job_minutes (nor its runtime over limits.job_hours)."""
     jobs = {}
@@ -313,7 +314,7 @@ def chunked_jobs(points, cost, device, split):
         # the job's start (trials = 0) on that device, and each trial's seconds after it
         start = cost(*point, 0)[2 if on_gpu else 0]
         total = gpu_s if on_gpu else cpu_s
-        for first, last in split(
+        for first, last in trial_chunks(
             trials, (total - start) / trials, (chunk_seconds - start) / 3600
         ):
             jobs[(*point, first, last)] = cost(*point, last - first + 1)

@@ -8,9 +8,6 @@ HVS_RES = f"results/{HVS}"
 from expressivity.experiments.hardmax_vs_softmax.bigbird import (
     bigbird_cost as hvs_bigbird_cost,
 )
-from expressivity.experiments.sparse_approximation.cost import (
-    trial_chunks as hvs_trial_chunks,
-)
 
 HVS_BIGBIRD = HVS_CFG["bigbird"]
 # the BigBird jobs: one per (n, chunk of trials), each planned within node.job_minutes (see
@@ -28,7 +25,6 @@ HVS_BIGBIRD_JOBS = chunked_jobs(
         None,  # no GPU path
     ),
     "cpu",
-    hvs_trial_chunks,
 )
 # a BigBird job's trials, from its wildcards
 hvs_bigbird_trials = lambda wc: int(wc.last) - int(wc.first) + 1

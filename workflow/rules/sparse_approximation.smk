@@ -14,7 +14,6 @@ from expressivity.experiments.sparse_approximation.searches import (
 )
 from expressivity.experiments.sparse_approximation.cost import (
     chunk_cost as sa_chunk_cost,
-    trial_chunks as sa_trial_chunks,
 )
 
 SA = "sparse_approximation"
@@ -49,7 +48,6 @@ SA_SWEEP_JOBS, SA_MASS_JOBS = (
             SA_CFG, series, n, k, trials, SA_RATES
         ),
         SA_DEVICE,
-        sa_trial_chunks,
     )
     for series in ("sweep", "mass")
 )

@@ -29,9 +29,6 @@ ua_series_deltas = lambda wc: next(
 )
 
 # imported under the stage's prefix: every rules file shares one namespace
-from expressivity.experiments.sparse_approximation.cost import (
-    trial_chunks as ua_cell_chunks,
-)
 from expressivity.experiments.universal_approximation.polynomial import (
     trained_cells as ua_trained_cells,
     trained_cost as ua_trained_cost,
@@ -60,7 +57,6 @@ UA_TRAINED_JOBS = chunked_jobs(
         None,  # no GPU path
     ),
     "cpu",
-    ua_cell_chunks,
 )
 # a trained job's number of cells, from its wildcards
 ua_trained_count = lambda wc: int(wc.last) - int(wc.first) + 1

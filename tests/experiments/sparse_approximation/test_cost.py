@@ -15,7 +15,6 @@ from expressivity.experiments.sparse_approximation.cost import (
     scan_seconds,
     series_trial_work,
     step_seconds,
-    trial_chunks,
     trial_work,
 )
 
@@ -76,15 +75,6 @@ def test_the_reference_plan_counts_every_point_of_both_series():
     k2 = reference_cost(sweep={**points, "k": [2]}, mass=none)[0] - START_SECONDS
     assert k2 > 30 * k1 and reference_cost(sweep=none, mass=none)[0] == START_SECONDS
     assert peak > JOB_BASE_BYTES + 8 * 32 * 64 * 256 * 2
-
-
-def test_trial_chunks_fit_the_job_limit():
-    assert trial_chunks(5, 10.0, 1.0) == [(0, 4)]
-    assert trial_chunks(5, 1500.0, 1.0) == [(0, 0), (1, 2), (3, 4)]  # sizes 1, 2, 2
-    assert trial_chunks(20, 3600 / 19, 1.0) == [(0, 9), (10, 19)]  # not 19 and 1
-    assert trial_chunks(3, 10 * 3600.0, 1.0) == [(0, 0), (1, 1), (2, 2)]  # one trial a job
-    with pytest.raises(ValueError):
-        trial_chunks(0, 1.0, 1.0)
 
 
 def test_frontier_plan_walks_each_budget_to_its_planned_d():

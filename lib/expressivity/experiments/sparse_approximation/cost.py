@@ -187,20 +187,6 @@ def chunk_cost(cfg: dict, series: str, n: int, k: int, trials: int,
     return START_SECONDS + trials * work.cpu_seconds(), JOB_BASE_BYTES + work.peak_bytes, gpu
 
 
-def trial_chunks(trials: int, trial_seconds: float, job_hours: float) -> list[tuple[int, int]]:
-    """Split trials 0..trials-1 into consecutive chunks ``(first, last)`` (inclusive), as few as
-    keep each chunk's planned time ``count * trial_seconds`` within ``job_hours`` (a single trial
-    longer than that is a chunk of its own), their sizes differing by at most one."""
-    if trials < 1 or not trial_seconds >= 0 or not job_hours > 0:
-        raise ValueError(f"need trials >= 1, trial_seconds >= 0, job_hours > 0; got {trials}, "
-                         f"{trial_seconds}, {job_hours}")
-    size = max(1, min(trials, math.floor(job_hours * 3600 / trial_seconds)
-                      if trial_seconds > 0 else trials))
-    chunks = math.ceil(trials / size)
-    bounds = [trials * i // chunks for i in range(chunks + 1)]
-    return [(first, last - 1) for first, last in zip(bounds, bounds[1:], strict=False)]
-
-
 def vary_cost(*, varied: str, value, n: int, k: int, trials: int, R: float, eps_ratio: float,
               eps_zero: float, delta: float, search: dict,
               target: str = "permutations") -> tuple[float, int]:
