@@ -26,16 +26,3 @@ sys.path.insert(0, str(ROOT / "tests"))
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
-
-
-#: Expensive session fixtures and the pytest-xdist group of the tests that use them: `make test`
-#: (--dist loadgroup) runs a group on one worker, so each fixture is built once, not once per worker.
-SHARED_FIXTURES = {"ci_run": "ci_run"}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items):
-    for item in items:
-        group = next((SHARED_FIXTURES[f] for f in item.fixturenames if f in SHARED_FIXTURES), None)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
