@@ -97,8 +97,12 @@ plan: $(STAMP)
 	@$(BIN)/python workflow/config_schema.py $(CONFIG)
 	@$(BIN)/python workflow/plan.py $(CONFIG) $(ARGS)
 
+# The suite on one pytest-xdist worker per core the process may use (TEST_WORKERS=0: no workers, in
+# pytest's own process). The workflow run that many tests read is built once, by whichever worker
+# asks first, and copied by the others (tests/workflow/conftest.py: ci_run).
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 test: $(STAMP)
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(ARGS)
 
 # Start a single-node SLURM cluster on localhost (apt-get: slurm-wlm, munge) and run config/ci.yaml
 # through the SLURM executor; every CSV must equal a local run's byte for byte.
