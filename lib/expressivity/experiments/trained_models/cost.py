@@ -12,9 +12,9 @@ seeds (side by side) stop together when the last one reaches the target or a pla
   (forward and backward: 3 passes), plus one held-out evaluation every ``every`` steps.
 
 When a run stops is not known before it runs: the prediction counts ``BUDGET_USED`` of the budget,
-the share of it the jobs of each kind used on the default run (the cells' longest runs over their
-budgets, from ``benchmarks/records/`` and the run's tables: single cells used 1 % to 100 %; a kind
-not yet measured counts its whole budget). At a
+the share of it the jobs of each kind used on the default run (fitted to the CPU time of the kind's
+jobs in ``benchmarks/records/``: single cells use 1 % to 100 %; a kind not yet measured counts its
+whole budget). At a
 larger budget (``config/paper.yaml``) a cell that reaches its target stops after as many steps as
 before, so the prediction is then on the high side. The per-step constants were fitted to the same
 records (``benchmarks/trained_models.py`` prints the current steps per second).
