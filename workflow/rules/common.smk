@@ -1,7 +1,6 @@
 # Shared helpers: config validation, paths, library dependencies of scripts, and the declarations
 # every stage fills in (TABLES, FIGURES), from which workflow/rules/outputs.smk generates the
 # gather, plot, stage and claims rules.
-import ast
 import functools
 import importlib
 import math
@@ -31,6 +30,7 @@ from expressivity.claims import PAPERS, STAGES, paper_claims, stage_claims  # no
 from expressivity.experiments import trial_chunks  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from job_params import find, job_settings, keywords, scopes, what_lowers  # noqa: E402
+from library_imports import library_closure  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
 
@@ -137,42 +137,13 @@ def front_page(template):
 # ---- library dependencies --------------------------------------------------------------------
 
 
-@functools.cache
-def _lib_imports(path):
-    """Library modules (as files) imported by the Python file at ``path``."""
-    found = set()
-    for node in ast.walk(ast.parse(Path(path).read_text(), filename=str(path))):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] != "expressivity":
-                continue
-            for i in range(1, len(parts) + 1):
-                base = LIB.joinpath(*parts[1:i])
-                for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-                    if i > 1 and candidate.is_file():
-                        found.add(candidate)
-    found.add(LIB / "__init__.py")
-    return frozenset(found)
-
-
 def lib_deps(*paths):
-    """The given files and the library files they use, followed transitively.
+    """The given files and the library files they use, followed transitively
+    (``library_imports.library_closure``).
 
     A rule lists them as inputs, so an edit to the mathematics reruns exactly the jobs that use it.
     """
-    todo = [Path(p) for p in paths]
-    seen = set(todo)
-    while todo:
-        for dep in _lib_imports(todo.pop()):
-            if dep not in seen:
-                seen.add(dep)
-                todo.append(dep)
-    return sorted(str(p) for p in seen)
+    return library_closure(paths, LIB)
 
 
 def script_deps(folder, step):
