@@ -20,7 +20,8 @@ requested over the wall-time cap (the config's ``limits.job_hours``, or ``--cap-
 ``--measured`` adds, for a finished run, each compute job's measured time (its ``benchmark:``
 record) against the prediction: the job's CPU time over its threads (its time on an idle core,
 whatever else the machine ran) and its wall time, as ratios measured / predicted (median, and
-total over total). ``--record FILE`` writes those records (``benchmarks/records/``) for the test
+total over total), per stage and per rule (what a cost model's constants are refitted from).
+``--record FILE`` writes those records (``benchmarks/records/``) for the test
 that checks the cost models.
 """
 
@@ -286,6 +287,15 @@ def agreement(rows: list[dict], key) -> tuple[float, float]:
     return median, sum(key(r) for r in rows) / sum(r["predicted_s"] for r in rows)
 
 
+def _agreement_line(rows: list[dict]) -> str:
+    """``agreement`` of ``rows`` on an idle core, with their measured and predicted seconds (what
+    a cost model's constants are refitted from: per rule, as ``make plan ARGS=--measured``
+    prints it)."""
+    median, total = agreement(rows, busy_seconds)
+    return (f"median {median:.2f}, total {total:.2f} ({sum(busy_seconds(r) for r in rows):.0f} s "
+            f"measured, {sum(r['predicted_s'] for r in rows):.0f} s predicted)")
+
+
 def write_record(rows: list[dict], path: Path, config: str) -> None:
     """The measured records of a run (not the predictions), with the machine they ran on."""
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs"
@@ -343,9 +353,10 @@ def main(argv: list[str] | None = None) -> int:
             for stage in [s for s in STAGES if any(r["stage"] == s for r in rows)]:
                 part = [r for r in rows if r["stage"] == stage]
                 median, total = agreement(part, busy_seconds)
-                print(f"  {stage:<24}{len(part):>4} jobs: median {median:.2f}, total {total:.2f} "
-                      f"({sum(busy_seconds(r) for r in part):.0f} s measured, "
-                      f"{sum(r['predicted_s'] for r in part):.0f} s predicted)")
+                print(f"  {stage:<24}{len(part):>4} jobs: {_agreement_line(part)}")
+                for rule in sorted({r["rule"] for r in part}):
+                    print(f"    {rule:<22}{sum(r['rule'] == rule for r in part):>4} jobs: "
+                          f"{_agreement_line([r for r in part if r['rule'] == rule])}")
             if args.record:
                 write_record(rows, args.record, args.config)
                 print(f"records written to {args.record}")
