@@ -15,7 +15,8 @@ One row per measured quantity: ``key, value, unit, measured`` (the date), ``mach
 
 README.md never types these numbers: each sits between ``<!-- record:KEY -->`` and
 ``<!-- /record -->`` (the per-stage table between ``<!-- record-table:stages -->`` and
-``<!-- /record-table -->``), filled from the record by ``readme --write`` (``make readme``); a
+``<!-- /record-table -->``, the trained families' windows against their recorded stalls in
+``<!-- record-table:families -->``), filled from the record by ``readme --write`` (``make readme``); a
 test fails when the README and the record disagree. The default run's summary line, at the top of
 the README (``<!-- expected-summary -->``), is the recorded one with the findings it failed, and
 says so when the claims have changed since it was recorded (the record keeps a fingerprint of the
@@ -166,7 +167,8 @@ def filled(text: str, records: pd.DataFrame, stages: list[str],
 
     text = MARK.sub(fill, text)
     text = SUMMARY.sub(lambda m: m[1] + expected_summary(records, claims) + m[3], text)
-    return TABLE.sub(lambda m: m[1] + stage_table(records, stages) + m[4], text)
+    tables = {"stages": lambda: stage_table(records, stages), "families": lambda: family_table(records)}
+    return TABLE.sub(lambda m: m[1] + tables[m[2]]() + m[4], text)
 
 
 def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
@@ -194,7 +196,81 @@ def run_records(root: Path, stages: list[str]) -> dict[str, tuple[object, str]]:
         rows[f"run.{stage}.compute_s"] = (round(sum(times.values()), 1), "s")
         rows[f"run.{stage}.largest_job_s"] = (round(times[largest], 1), "s")
         rows[f"run.{stage}.largest_job"] = (largest, "text")
+    return rows | family_records(root)
+
+
+#: The trained protocol's task families, as the README's table of windows lists them: a key, a
+#: label (with the unit its window counts), the run's table under ``results/trained_models``, the
+#: config sections its window and budget are read from (the first that sets them, as the workflow
+#: scopes them) and the name its jobs' benchmark records start with.
+FAMILIES = (
+    ("memorization", "memorization (epochs)", "memorization_runs", ("memorization",), "memorize_"),
+    ("masked", "masked memorization (epochs)", "masked_runs", ("masked", "memorization"), "masked_"),
+    ("heads", "heads (epochs)", "heads_rank", ("heads_rank", "memorization"), "heads_"),
+    ("width", "width (epochs)", "width_vs_N", ("width_search", "memorization"), "width_"),
+    ("copy", "copying (steps)", "copy_depth", ("copy",), "copy_"),
+    ("star", "STAR's relay (steps)", "star_bottleneck", ("star_relay", "copy"), "star_"),
+    ("sparsity", "sparsity sweep (steps)", "sparsity", ("sparsity", "copy"), "sparsity_"),
+    ("hybrid", "hybrids (steps)", "hybrid", ("hybrid",), "hybrid_"),
+    ("capacity", "capacity (steps)", "capacity", ("capacity",), "capacity_"),
+)
+
+#: A window is at least this many times the longest stall of a run that reached the target (the
+#: README's rule: a stall detector outlasts, with margin, the stalls that success goes through).
+WINDOW_OVER_STALL = 2
+
+
+def family_records(root: Path) -> dict[str, tuple[object, str]]:
+    """Per trained family of the run in ``root``: the longest stall of a run that reached the
+    target (``longest_stall``; ``-`` when no run reached it), the slowest time to target, the
+    window and budget the run used, and its jobs' summed CPU time (benchmark records: the time
+    the family costs, whatever else the machine ran)."""
+    rows: dict[str, tuple[object, str]] = {}
+    for key, _, table, _, prefix in FAMILIES:
+        runs = pd.read_csv(root / "results/trained_models" / f"{table}.csv")
+        reached = runs[runs["outcome"] == "reached"]
+        for name, column in (("stall", "longest_stall"), ("slowest", "steps_to_target")):
+            values = reached[column].dropna()
+            rows[f"run.family.{key}.{name}"] = ((int(values.max()), "count") if len(values)
+                                                else ("-", "text"))
+        for name in ("window", "budget"):
+            rows[f"run.family.{key}.{name}"] = (int(runs[name].max()), "count")
+        times = [float(pd.read_csv(p, sep="\t")["cpu_time"].iloc[0])
+                 for p in (root / "results/benchmarks/trained_models").glob(f"{prefix}*.tsv")]
+        rows[f"run.family.{key}.cpu_s"] = (round(sum(times), 1), "s")
     return rows
+
+
+def windows_below_rule(records: pd.DataFrame, config: dict) -> list[str]:
+    """The families whose window in ``config`` (as a job of the family reads it: the first of its
+    sections that sets it) is below ``WINDOW_OVER_STALL`` times the recorded run's longest stall of
+    a run that reached the target."""
+    value = dict(zip(records["key"], records["value"], strict=True))
+    trained = config["trained_models"]
+    below = []
+    for key, _, _, sections, _ in FAMILIES:
+        stall = value[f"run.family.{key}.stall"]
+        window = next(trained[s]["window"] for s in sections if "window" in trained[s])
+        if stall != "-" and window < WINDOW_OVER_STALL * int(stall):
+            below.append(key)
+    return below
+
+
+def family_table(records: pd.DataFrame) -> str:
+    """The README's table of each trained family's windows against the recorded run's stalls."""
+    value = dict(zip(records["key"], zip(records["value"], records["unit"], strict=True), strict=True))
+    lines = ["| family (default config) | longest stall of a run that reached | slowest time to "
+             f"target | window | window >= {WINDOW_OVER_STALL} x stall | budget | its jobs' CPU "
+             "time (summed) |", "|---|---|---|---|---|---|---|"]
+    for key, label, *_ in FAMILIES:
+        cell = {name: value[f"run.family.{key}.{name}"]
+                for name in ("stall", "slowest", "window", "budget", "cpu_s")}
+        stall, window = cell["stall"][0], int(cell["window"][0])
+        meets = "-" if stall == "-" else ("yes" if window >= WINDOW_OVER_STALL * int(stall) else "**no**")
+        lines.append(f"| {label} | {shown(*cell['stall'])} | {shown(*cell['slowest'])} | "
+                     f"{shown(*cell['window'])} | {meets} | {shown(*cell['budget'])} | "
+                     f"{shown(*cell['cpu_s'])} |")
+    return "\n".join(lines) + "\n"
 
 
 #: The config the README's paper-scale plan is recorded for.

@@ -5,7 +5,6 @@ import ast
 
 import pytest
 from cases import ROOT
-
 from library_imports import imported_names, library_closure
 
 LIB = ROOT / "lib/expressivity"
