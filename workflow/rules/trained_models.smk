@@ -412,7 +412,7 @@ TABLES[TM]["capacity"] = gathered(
 )
 TM_CAP_PLAN = planned(
     TM,
-    "capacity.capacity_cost",
+    "cost.capacity_cost",
     "capacity",
     supplied=["arm", "N"],
     device=TM_DEVICE,

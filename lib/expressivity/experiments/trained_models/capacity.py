@@ -45,12 +45,6 @@ from expressivity.accuracy_ceilings import (
     token_ceiling,
 )
 from expressivity.conll_like import conll_like_dataset, segment_pair_rows
-from expressivity.experiments.trained_models.cost import (
-    BASE_BYTES,
-    MEM_FLOP,
-    MEM_STEP,
-    planned_seconds,
-)
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -171,29 +165,3 @@ def _attention_columns(ds, w, lam, sigma: str, head_size: int) -> dict:
     sep = learned_separation(ds, np.asarray(w[0, :, 0], dtype=float), temperature, sigma)
     return {"temperature": temperature, "separation": sep["separation"],
             "separation_log10": sep["separation_log10"], "separation_collapsed": sep["collapsed"]}
-
-
-def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],
-                  control_widths: list[int], batch: int, lr, adam_lr, budget: int,
-                  every: int, rates: dict | None = None,
-                  **_) -> tuple[float, int, float | None]:
-    """One (arm, N, a) job: ``(CPU seconds, peak bytes, GPU seconds)``, every width and learning
-    rate at the share ``BUDGET_USED["capacity"]`` of its budget (``experiments.trained_models.cost``'s
-    constants; a step is one minibatch of ``batch n`` tokens per seed, an evaluation a forward pass
-    over the ``N n`` tokens; on the GPU a launch-bound memorization step)."""
-    grid = widths if arm in RANK1_ARMS else control_widths
-    lrs = len(learning_rates(adam_lr if CAPACITY_ARMS[arm][3] == "adam" else lr))
-    mixing = n + d * (d if CAPACITY_ARMS[arm][2] == "d" else 1)
-    steps_seconds = 0.0
-    for q in grid:
-        step = MEM_STEP + MEM_FLOP * seeds * batch * n * (q + mixing)
-        evaluation = (MEM_STEP + MEM_FLOP * seeds * N * n * (q + mixing)) / 3
-        steps_seconds += lrs * (budget + 1) * (step + evaluation / every)
-    seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
-                                   lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
-                                   "memorization_step_s")
-    dataset = 0.01 * V * d / 1000
-    # a training pass over the larger of a minibatch and an evaluation chunk of sequences
-    chunk = max(batch, min(N, EVAL_SEQUENCES))
-    peak = BASE_BYTES + 16 * 4 * seeds * chunk * n * (max(grid) + d + n) + 8 * V * V
-    return seconds + dataset, peak, None if gpu is None else gpu + dataset

@@ -34,6 +34,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from expressivity.experiments.trained_models import capacity
+
 #: Resident size of a Python process with torch imported (measured: about 360 MB).
 BASE_BYTES = 450 * 2**20
 #: CPU seconds to start a job (interpreter, torch import, dataset).
@@ -46,7 +48,7 @@ ENC_STEP, ENC_FLOP = 1.55e-3, 1.3e-10
 #: predicted seconds sum to its measured CPU seconds (the recorded default run of 2026-11-27,
 #: ``benchmarks/records/``, refitted from the per-rule lines of ``make plan ARGS=--measured`` as
 #: the module docstring says). The copying task's sparsity sweep and STAR relay plan as "copy";
-#: "capacity" is ``capacity.capacity_cost``'s; "hybrid" keeps the whole budget: its one default
+#: "capacity" is ``capacity_cost``'s; "hybrid" keeps the whole budget: its one default
 #: cell reached the target in a fifth of it, which says nothing of the paper's recall hybrids.
 BUDGET_USED = {"memorization": 0.31, "heads": 0.14, "width": 0.34, "copy": 0.17, "hybrid": 1.0,
                "capacity": 0.71}
@@ -141,3 +143,30 @@ def hybrid_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
     del vocab, heads, window, min_gain
     return _encoder("hybrid", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr,
                     batch=batch, budget=budget, every=every, eval_size=eval_size, rates=rates)
+
+
+def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],
+                  control_widths: list[int], batch: int, lr, adam_lr, budget: int,
+                  every: int, rates: dict | None = None,
+                  **_) -> tuple[float, int, float | None]:
+    """One (arm, N, a) job of ``capacity.run_capacity``: every width and learning rate at the
+    share ``BUDGET_USED["capacity"]`` of its budget (a step is one minibatch of ``batch n`` tokens
+    per seed, an evaluation a forward pass over the ``N n`` tokens; on the GPU a launch-bound
+    memorization step). The model lives here, not beside the job, so that refitting a share
+    reruns no job."""
+    grid = widths if arm in capacity.RANK1_ARMS else control_widths
+    lrs = len(capacity.learning_rates(adam_lr if capacity.CAPACITY_ARMS[arm][3] == "adam" else lr))
+    mixing = n + d * (d if capacity.CAPACITY_ARMS[arm][2] == "d" else 1)
+    steps_seconds = 0.0
+    for q in grid:
+        step = MEM_STEP + MEM_FLOP * seeds * batch * n * (q + mixing)
+        evaluation = (MEM_STEP + MEM_FLOP * seeds * N * n * (q + mixing)) / 3
+        steps_seconds += lrs * (budget + 1) * (step + evaluation / every)
+    seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
+                                   lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
+                                   "memorization_step_s")
+    dataset = 0.01 * V * d / 1000
+    # a training pass over the larger of a minibatch and an evaluation chunk of sequences
+    chunk = max(batch, min(N, capacity.EVAL_SEQUENCES))
+    peak = BASE_BYTES + 16 * 4 * seeds * chunk * n * (max(grid) + d + n) + 8 * V * V
+    return seconds + dataset, peak, None if gpu is None else gpu + dataset
