@@ -241,6 +241,12 @@ def family_records(root: Path) -> dict[str, tuple[object, str]]:
     return rows
 
 
+def below_rule(stall: str, window: int) -> bool | None:
+    """Whether ``window`` is below ``WINDOW_OVER_STALL`` times a recorded ``stall`` (None when no
+    run reached the target: ``-``)."""
+    return None if stall == "-" else window < WINDOW_OVER_STALL * int(stall)
+
+
 def windows_below_rule(records: pd.DataFrame, config: dict) -> list[str]:
     """The families whose window in ``config`` (as a job of the family reads it: the first of its
     sections that sets it) is below ``WINDOW_OVER_STALL`` times the recorded run's longest stall of
@@ -249,9 +255,8 @@ def windows_below_rule(records: pd.DataFrame, config: dict) -> list[str]:
     trained = config["trained_models"]
     below = []
     for key, _, _, sections, _ in FAMILIES:
-        stall = value[f"run.family.{key}.stall"]
         window = next(trained[s]["window"] for s in sections if "window" in trained[s])
-        if stall != "-" and window < WINDOW_OVER_STALL * int(stall):
+        if below_rule(value[f"run.family.{key}.stall"], window):
             below.append(key)
     return below
 
@@ -265,8 +270,8 @@ def family_table(records: pd.DataFrame) -> str:
     for key, label, *_ in FAMILIES:
         cell = {name: value[f"run.family.{key}.{name}"]
                 for name in ("stall", "slowest", "window", "budget", "cpu_s")}
-        stall, window = cell["stall"][0], int(cell["window"][0])
-        meets = "-" if stall == "-" else ("yes" if window >= WINDOW_OVER_STALL * int(stall) else "**no**")
+        meets = {None: "-", False: "yes", True: "**no**"}[below_rule(cell["stall"][0],
+                                                                     int(cell["window"][0]))]
         lines.append(f"| {label} | {shown(*cell['stall'])} | {shown(*cell['slowest'])} | "
                      f"{shown(*cell['window'])} | {meets} | {shown(*cell['budget'])} | "
                      f"{shown(*cell['cpu_s'])} |")

@@ -352,7 +352,6 @@ def main(argv: list[str] | None = None) -> int:
                   "other work on the machine stretches wall time)")
             for stage in [s for s in STAGES if any(r["stage"] == s for r in rows)]:
                 part = [r for r in rows if r["stage"] == stage]
-                median, total = agreement(part, busy_seconds)
                 print(f"  {stage:<24}{len(part):>4} jobs: {_agreement_line(part)}")
                 for rule in sorted({r["rule"] for r in part}):
                     print(f"    {rule:<22}{sum(r['rule'] == rule for r in part):>4} jobs: "
