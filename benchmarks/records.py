@@ -316,7 +316,20 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
                    "h"),
         "critical_h": (round(slurm.seconds / 3600, 1), "h"),
         "critical_job": (f"{longest.rule} {longest.wildcards}".strip(), "text"),
-    }.items()}
+    }.items()} | agreement_records()
+
+
+def agreement_records() -> dict[str, tuple[object, str]]:
+    """The cost models against the latest committed records of a default run, as
+    ``tests/workflow/test_plan.py`` checks them (``plan.recorded_agreement``): the file, its
+    record count, and measured over predicted seconds on an idle core (median, total)."""
+    import plan
+
+    path, count, median, total, _ = plan.recorded_agreement(plan.dry_run("config/config.yaml"))
+    return {"plan.default.records_file": (path.name, "text"),
+            "plan.default.records": (count, "count"),
+            "plan.default.median": (f"{median:.2f}", "text"),
+            "plan.default.total": (f"{total:.2f}", "text")}
 
 
 def install_records(root: Path) -> dict[str, tuple[object, str]]:

@@ -287,6 +287,27 @@ def agreement(rows: list[dict], key) -> tuple[float, float]:
     return median, sum(key(r) for r in rows) / sum(r["predicted_s"] for r in rows)
 
 
+#: Measured records of default runs (``make plan ARGS="--measured --record ..."``), committed.
+RECORDS = ROOT / "benchmarks" / "records"
+
+
+def recorded_agreement(jobs: list[PlannedJob]) -> tuple[Path, int, float, float, list]:
+    """The latest committed records of a default run (``RECORDS``) against the predictions of
+    ``jobs`` (a dry run of ``config/config.yaml``): the file, its record count, ``agreement`` on an
+    idle core, and the records that name no job of ``jobs`` (as ``(rule, wildcards)``)."""
+    path = sorted(RECORDS.glob("config-*.csv"))[-1]
+    with path.open() as handle:
+        records = list(csv.DictReader(handle))
+    planned = {(j.rule, j.wildcards): j for j in jobs}
+    missing = [(r["rule"], r["wildcards"]) for r in records
+               if (r["rule"], r["wildcards"]) not in planned]
+    rows = [{"predicted_s": planned[r["rule"], r["wildcards"]].seconds(on_node=False),
+             "cpu_s": float(r["cpu_s"]), "wall_s": float(r["wall_s"]),
+             "threads": int(r["threads"])} for r in records
+            if (r["rule"], r["wildcards"]) in planned]
+    return path, len(records), *agreement(rows, busy_seconds), missing
+
+
 def _agreement_line(rows: list[dict]) -> str:
     """``agreement`` of ``rows`` on an idle core, with their measured and predicted seconds (what
     a cost model's constants are refitted from: per rule, as ``make plan ARGS=--measured``

@@ -19,14 +19,19 @@ the error saturates at ``||f||_p`` and the slope is lower: the fit for the rate 
 ``delta`` with ``C(n, 2) delta^d <= 1/4`` (``in_asymptotic_range``; there the next term of
 ``P_rep`` is below 10% of the leading one for ``n <= 4``).
 
-Before the limit, Yun et al.'s error is the two-term mixture ``L_p^p = A delta^p (1 - P_rep) +
-B P_rep``, whose log-log slope is a weighted mean of the two terms' slopes,
-``1 - delta P_rep' / (p (1 - P_rep))`` and ``delta P_rep' / (p P_rep)``: it lies between them
-(``model_band``) and tends to ``min(1, d/p)``. At ``d > p`` the exceptional term falls faster
-and the slope approaches 1 from above; at ``d < p`` from the other side.
+Before the limit, Yun et al.'s error is the two-term mixture ``L_p^p = (1 - P_rep) A^p + P_rep
+B^p`` (``two_term_error``), with ``A`` the ``L^p`` error of ``f_bar`` on distinct-token inputs
+(``~ delta``) and ``B`` the ``L^p`` norm of ``f`` on repeated-token inputs (the route returns 0
+there; ``B`` tends to a constant). Its log-log slope is a weighted mean of the two terms' slopes and
+tends to ``min(1, d/p)``; at ``d > p`` the exceptional term falls faster and the slope approaches 1
+from above; at ``d < p`` from the other side. ``A`` and ``B`` are the target's own: measured on the
+sample without running any route, they give the slope the model predicts at the deltas of a fit,
+weights included. The other routes return ``f_bar`` on every cell, so their model is ``f_bar``'s
+error itself, whose slope is 1 only in the limit (the target's curvature bends it before).
 
 ``slope_verdict`` fits the slope (``expressivity.fit.loglog_fit``) with a confidence interval and
-says whether it supports the derived slope against the alternatives (``alternative_slopes``).
+says whether it supports the derived slope, or before the limit the model's, against the
+alternatives (``alternative_slopes``).
 """
 
 from __future__ import annotations
@@ -71,36 +76,18 @@ def repeated_measure(delta: float, n: int, d: int) -> float:
     return 1.0 - math.prod(max(0.0, 1.0 - i * cell) for i in range(1, n))
 
 
-def _repeated_slope(delta: float, n: int, d: int) -> tuple[float, float]:
-    """``P_rep`` and its log-log slope ``delta P_rep' / P_rep`` at ``delta``."""
-    x = float(delta) ** d
-    factors = [1.0 - i * x for i in range(1, n)]
-    P = 1.0 - math.prod(factors)
-    # delta dP/ddelta = d x sum_i i prod_{j != i} (1 - j x)
-    dP = d * x * sum(i * math.prod(f for j, f in enumerate(factors, 1) if j != i)
-                     for i in range(1, n))
-    return P, dP
-
-
-def model_band(delta, route: str, n: int, d: int, p: int) -> tuple[float, float]:
-    """The range of log-log slopes the two-term model allows at the ``delta`` given: for Yun et
-    al.'s route, between the slopes of ``delta^p (1 - P_rep)`` and ``P_rep`` (each over ``p``);
-    for the others ``(1, 1)``."""
-    check_route(route)
+def two_term_error(delta, distinct, repeated, n: int, d: int, p: int) -> np.ndarray:
+    """The two-term model of Yun et al.'s ``L^p`` error at each ``delta``: ``((1 - P_rep) A^p +
+    P_rep B^p)^(1/p)``, ``A = distinct`` (``f_bar``'s error on distinct-token inputs), ``B =
+    repeated`` (``f``'s norm on repeated-token inputs; NaN where a sample had none gives NaN)."""
     n, d, p = integer("n", n, 1), integer("d", d, 1), integer("p", p, 1)
     deltas = [_delta(x) for x in np.atleast_1d(delta).tolist()]
-    if not deltas:
-        raise ValueError("delta must hold at least one grid spacing, got none")
-    if route != "yun":
-        return 1.0, 1.0
-    slopes = []
-    for x in deltas:
-        P, dP = _repeated_slope(x, n, d)
-        if 0 < P < 1:
-            slopes += [1 - dP / (p * (1 - P)), dP / (p * P)]
-    if not slopes:
-        return derived_slope(route, d, p), derived_slope(route, d, p)
-    return min(slopes), max(slopes)
+    A, B = np.asarray(distinct, dtype=float), np.asarray(repeated, dtype=float)
+    if A.shape != (len(deltas),) or B.shape != A.shape:
+        raise ValueError(f"distinct and repeated must hold one value per delta ({len(deltas)}), "
+                         f"got {A.shape} and {B.shape}")
+    P = np.array([repeated_measure(x, n, d) for x in deltas])
+    return ((1 - P) * A**p + P * B**p) ** (1 / p)
 
 
 def in_asymptotic_range(delta: float, n: int, d: int) -> bool:
@@ -132,9 +119,10 @@ class SlopeVerdict:
     """A fitted rate against the derived one.
 
     ``verdict``: ``"consistent"`` (the derived slope lies in the interval), ``"pre-asymptotic"``
-    (it does not, but the interval meets ``model_band`` over the fitted ``delta``: the slope
-    the two-term model allows before the limit) or ``"inconsistent"``; ``decisive``: the
-    interval excludes every alternative slope (``None`` when there is none to exclude)."""
+    (it does not, but the interval meets ``band``, the interval of the model's slope over the
+    fitted ``delta``: the slope the model predicts before the limit) or ``"inconsistent"``;
+    ``decisive``: the interval excludes every alternative slope (``None`` when there is none to
+    exclude)."""
 
     slope: float
     slope_se: float
@@ -148,19 +136,34 @@ class SlopeVerdict:
     decisive: bool | None
 
 
-def slope_verdict(delta, error, *, route: str, n: int, d: int, p: int,
+def model_slope(delta, model, level: float) -> tuple[float, float]:
+    """The ``level`` interval of the model's log-log slope over ``delta`` (its finite positive
+    values; ``(nan, nan)`` with fewer than three)."""
+    from expressivity.fit import loglog_fit
+
+    delta, model = np.asarray(delta, dtype=float), np.asarray(model, dtype=float)
+    ok = np.isfinite(model) & (model > 0)
+    if ok.sum() < 3:
+        return math.nan, math.nan
+    return loglog_fit(delta[ok], model[ok]).slope_interval(level)
+
+
+def slope_verdict(delta, error, model, *, route: str, n: int, d: int, p: int,
                   level: float = 0.95) -> SlopeVerdict | None:
     """Fit ``log error`` against ``log delta`` over the asymptotic range (``None`` with fewer than
     ``MIN_FIT_POINTS`` points there) and judge the slope against ``derived_slope`` with its ``level``
-    interval (Student's t on ``points - 2`` degrees of freedom)."""
+    interval (Student's t on ``points - 2`` degrees of freedom), and against ``model_slope`` of the
+    route's model at the same deltas (``two_term_error`` for Yun et al.'s route, ``f_bar``'s error
+    for the others)."""
     # scipy (through expressivity.fit) is imported on use: the compute jobs that import this module
     # for repeated_measure then start a second faster
     from expressivity.fit import loglog_fit
 
     delta, error = np.asarray(delta, dtype=float), np.asarray(error, dtype=float)
-    if delta.shape != error.shape or delta.ndim != 1:
-        raise ValueError(f"delta and error must be 1-d of one length, got {delta.shape} and "
-                         f"{error.shape}")
+    model = np.asarray(model, dtype=float)
+    if delta.shape != error.shape or delta.shape != model.shape or delta.ndim != 1:
+        raise ValueError(f"delta, error and model must be 1-d of one length, got {delta.shape}, "
+                         f"{error.shape} and {model.shape}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     keep = np.array([in_asymptotic_range(x, n, d) for x in delta], dtype=bool)
@@ -169,7 +172,7 @@ def slope_verdict(delta, error, *, route: str, n: int, d: int, p: int,
     fit = loglog_fit(delta[keep], error[keep])
     low, high = fit.slope_interval(level)
     s = derived_slope(route, d, p)
-    band = model_band(delta[keep], route, n, d, p)
+    band = model_slope(delta[keep], model[keep], level)
     alts = tuple(alternative_slopes(route, d, p))
     if low <= s <= high:
         verdict = "consistent"
@@ -183,19 +186,19 @@ def slope_verdict(delta, error, *, route: str, n: int, d: int, p: int,
 
 
 def slope_verdicts(series: dict, family_level: float = 0.95) -> tuple[dict, float]:
-    """``slope_verdict`` for every series ``key -> (delta, error, route, n, d, p)`` with positive
-    errors and ``MIN_FIT_POINTS`` deltas in the asymptotic range, each interval at the Bonferroni
-    level ``1 - (1 - family_level) / k`` for ``k`` such series. Returns the verdicts and the
-    level."""
+    """``slope_verdict`` for every series ``key -> (delta, error, model, route, n, d, p)`` with
+    positive errors and ``MIN_FIT_POINTS`` deltas in the asymptotic range, each interval at the
+    Bonferroni level ``1 - (1 - family_level) / k`` for ``k`` such series. Returns the verdicts and
+    the level."""
     usable = {}
-    for key, (delta, error, route, n, d, p) in series.items():
+    for key, (delta, error, model, route, n, d, p) in series.items():
         delta, error = np.asarray(delta, dtype=float), np.asarray(error, dtype=float)
         if np.all(error > 0) and sum(in_asymptotic_range(x, n, d) for x in delta) \
                 >= MIN_FIT_POINTS:
-            usable[key] = (delta, error, route, n, d, p)
+            usable[key] = (delta, error, model, route, n, d, p)
     level = 1 - (1 - family_level) / max(1, len(usable))
-    return {key: slope_verdict(delta, error, route=route, n=n, d=d, p=p, level=level)
-            for key, (delta, error, route, n, d, p) in usable.items()}, level
+    return {key: slope_verdict(delta, error, model, route=route, n=n, d=d, p=p, level=level)
+            for key, (delta, error, model, route, n, d, p) in usable.items()}, level
 
 
 def decrease_p_value(error, se) -> float:

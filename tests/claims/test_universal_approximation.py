@@ -73,7 +73,9 @@ def rates(slope=derived_slope, inv_delta=(8, 12, 16, 24, 32, 48, 64), noise=0.03
           route="kajitsuka_sato"):
     """A synthetic approximation table: one route (Kajitsuka & Sato's three layers by default) on
     two targets at d = 1, n = 3, whose L^p error falls like delta^slope(route, d, p) with a
-    multiplicative Monte-Carlo noise (its standard error beside it)."""
+    multiplicative Monte-Carlo noise (its standard error beside it), and the target's own terms
+    of the derived rate: f_bar's error 0.5 delta (on all and on distinct-token inputs) and f's norm
+    0.6 on repeated-token inputs."""
     rng = np.random.default_rng(seed)
     rows = []
     for target in ("sin_mean", "softmax_average"):
@@ -83,6 +85,8 @@ def rates(slope=derived_slope, inv_delta=(8, 12, 16, 24, 32, 48, 64), noise=0.03
             for p in (1, 2):
                 error = (1 / m) ** slope(route, 1, p) * math.exp(noise * rng.normal())
                 row[f"L{p}"], row[f"L{p}_se"] = error, noise * error
+                row[f"piecewise_constant_L{p}"] = row[f"distinct_piecewise_L{p}"] = 0.5 / m
+                row[f"repeated_target_L{p}"] = 0.6
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -335,13 +339,17 @@ def test_a_noisy_rate_is_underpowered():
     assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
 
 
-def test_a_rate_inside_the_pre_asymptotic_band_is_underpowered():
-    """Yun et al.'s L^2 error at d = 1: the two-term model's band before the limit reaches slope 1,
-    the alternative without an exceptional set, so a series at slope 1 would pass as
-    pre-asymptotic: the design cannot exclude it, and the claim is not evaluated."""
+def test_yuns_rate_is_judged_against_its_model_from_the_targets_terms():
+    """Yun et al.'s L^2 error at d = 1 before the limit: the slope its two-term model predicts from
+    the target's own terms (f_bar's error on distinct-token inputs, f's norm on repeated ones) is
+    near 1/2, so a series at slope 1, the alternative without an exceptional set, would fail:
+    the claim is powered and passes at the derived rate, and fails at the alternative's."""
     row = CLAIMS[RATE].judge({"approximation": rates(route="yun")})
-    assert row["status"] == "not evaluated" and row["reason"] == "underpowered", row["note"]
+    assert row["status"] == "pass", row["note"]
     assert "yun/L2 at slope 1" in row["note"]
+    row = CLAIMS[RATE].judge({"approximation": rates(lambda route, d, p: 1.0, route="yun")})
+    assert row["status"] == "fail", row["note"]
+    assert "inconsistent: d=1 n=3 sin_mean/yun/L2" in row["note"]
 
 
 def test_one_exact_softmax_arm_contradicts_the_softmax_claim(tables):

@@ -11,9 +11,10 @@ from expressivity.approximation_rate import (
     alternative_slopes,
     derived_slope,
     in_asymptotic_range,
-    model_band,
+    model_slope,
     repeated_measure,
     slope_verdict,
+    two_term_error,
 )
 
 
@@ -36,9 +37,26 @@ def test_derived_and_alternative_slopes():
     assert alternative_slopes("kajitsuka_sato", 1, 2) == [0.5]
     assert alternative_slopes("yun_positional", 2, 1) == []
     assert in_asymptotic_range(1 / 12, 3, 1) and not in_asymptotic_range(1 / 8, 3, 1)
-    lo, hi = model_band(1 / np.array([12, 16, 32]), "yun", 3, 1, 2)
-    assert 0.45 < lo < 0.5 and 0.9 < hi < 1.0
-    assert model_band([0.1], "kajitsuka_sato", 3, 1, 2) == (1.0, 1.0)
+
+
+def test_the_two_term_model_mixes_its_terms_by_the_repeated_measure():
+    """((1 - P) A^p + P B^p)^(1/p): with A ~ delta and B constant its slope is near d/p = 1/2
+    where the repeated-token term dominates (L^2, d = 1), and below 1 where A does (L^1 with a
+    small B: the distinct-token measure 1 - P still shrinks); a term missing (NaN) leaves the value
+    undefined."""
+    delta = 1 / np.array([12.0, 16, 24, 32, 48, 64])
+    P = np.array([repeated_measure(x, 3, 1) for x in delta])
+    model = two_term_error(delta, 0.5 * delta, np.full(6, 0.6), 3, 1, 2)
+    assert model == pytest.approx(np.sqrt((1 - P) * 0.25 * delta**2 + P * 0.36))
+    lo, hi = model_slope(delta, model, 0.95)
+    assert 0.47 < lo <= hi < 0.5
+    lo, hi = model_slope(delta, two_term_error(delta, 0.5 * delta, np.full(6, 0.01), 3, 1, 1),
+                         0.95)
+    assert 0.8 < lo <= hi < 0.95
+    B = np.full(6, 0.6)
+    B[0] = np.nan
+    assert np.isnan(two_term_error(delta, 0.5 * delta, B, 3, 1, 2)[0])
+    assert np.isnan(model_slope(delta[:3], [1.0, np.nan, 2.0], 0.95)).all()
 
 
 def _noisy(delta, slope, seed, noise=0.02):
@@ -48,18 +66,27 @@ def _noisy(delta, slope, seed, noise=0.02):
 
 def test_verdicts():
     delta = 1 / np.array([2, 4, 8, 12, 16, 24, 32, 48, 64])
-    v = slope_verdict(delta, _noisy(delta, 0.5, 0), route="yun", n=3, d=1, p=2)
+    model = two_term_error(delta, 0.5 * delta, np.full(9, 0.6), 3, 1, 2)
+    v = slope_verdict(delta, _noisy(delta, 0.5, 0), model, route="yun", n=3, d=1, p=2)
     assert v.verdict == "consistent" and v.decisive is True and v.points == 6
-    # a rate of 1 for Yun's L^2 at d = 1 is the alternative: not the derived slope
-    v = slope_verdict(delta, _noisy(delta, 1.0, 1, noise=0.001), route="yun", n=3, d=1, p=2)
+    # a rate of 1 for Yun's L^2 at d = 1 is the alternative: neither the derived slope nor the
+    # model's
+    v = slope_verdict(delta, _noisy(delta, 1.0, 1, noise=0.001), model, route="yun", n=3, d=1,
+                      p=2)
     assert v.verdict == "inconsistent" and v.decisive is False
-    # d = 2, L^1: a slope above 1 within the two-term band is pre-asymptotic, beyond it is not
+    # d = 2, L^1: a slope above 1 that the model predicts at these deltas is pre-asymptotic, a
+    # steeper one is not
     delta2 = 1 / np.array([4, 5, 6, 7, 8])
-    v = slope_verdict(delta2, _noisy(delta2, 1.5, 2, noise=0.001), route="yun", n=3, d=2, p=1)
-    assert v.verdict == "pre-asymptotic"
-    v = slope_verdict(delta2, _noisy(delta2, 2.5, 3, noise=0.001), route="yun", n=3, d=2, p=1)
+    model2 = two_term_error(delta2, 0.5 * delta2, np.full(5, 0.6), 3, 2, 1)
+    lo, hi = model_slope(delta2, model2, 0.95)
+    v = slope_verdict(delta2, _noisy(delta2, (lo + hi) / 2, 2, noise=0.001), model2,
+                      route="yun", n=3, d=2, p=1)
+    assert 1 < lo and v.verdict == "pre-asymptotic"
+    v = slope_verdict(delta2, _noisy(delta2, 2.5, 3, noise=0.001), model2, route="yun", n=3, d=2,
+                      p=1)
     assert v.verdict == "inconsistent"
-    assert slope_verdict(delta[:5], _noisy(delta[:5], 1, 4), route="yun", n=3, d=1, p=1) is None
+    assert slope_verdict(delta[:5], _noisy(delta[:5], 1, 4), model[:5], route="yun", n=3, d=1,
+                         p=1) is None
 
 
 def test_bad_input():
@@ -70,6 +97,8 @@ def test_bad_input():
     with pytest.raises(ValueError, match="n must be an integer >= 1"):
         repeated_measure(0.5, 0, 1)
     with pytest.raises(ValueError, match="one length"):
-        slope_verdict([0.1, 0.2], [1.0], route="yun", n=3, d=1, p=1)
+        slope_verdict([0.1, 0.2], [1.0], [1.0, 2.0], route="yun", n=3, d=1, p=1)
+    with pytest.raises(ValueError, match="one length"):
+        slope_verdict([0.1, 0.2], [1.0, 2.0], [1.0], route="yun", n=3, d=1, p=1)
     with pytest.raises(ValueError, match="level must lie"):
-        slope_verdict([0.1, 0.2], [1.0, 2.0], route="yun", n=3, d=1, p=1, level=1.0)
+        slope_verdict([0.1, 0.2], [1.0, 2.0], [1.0, 2.0], route="yun", n=3, d=1, p=1, level=1.0)

@@ -17,7 +17,7 @@ from expressivity.approximation_rate import (
     decrease_p_value,
     derived_slope,
     in_asymptotic_range,
-    model_band,
+    two_term_error,
 )
 from expressivity.attention_mass import factor_mass, logit_target_mass, row_mass, sample_rows
 from expressivity.fixed_module import coupled_factors
@@ -138,14 +138,14 @@ CALLS = [
     ("derived-slope-d-bool", lambda: derived_slope("yun", True, 2), "d"),
     ("alternative-slopes-p-zero", lambda: alternative_slopes("yun", 1, 0), "p"),
     ("alternative-slopes-route-unknown", lambda: alternative_slopes("deep", 1, 1), "route"),
-    ("model-band-route-unknown", lambda: model_band([0.1], "deep", 3, 1, 2), "route"),
-    ("model-band-delta-nan", lambda: model_band([0.1, NAN], "yun", 3, 1, 2), "delta"),
-    ("model-band-delta-zero", lambda: model_band([0.0], "yun", 3, 1, 2), "delta"),
-    ("model-band-delta-above-one", lambda: model_band(2.0, "kajitsuka_sato", 3, 1, 2), "delta"),
-    ("model-band-delta-empty", lambda: model_band([], "yun", 3, 1, 2), "delta"),
-    ("model-band-n-zero", lambda: model_band([0.1], "yun", 0, 1, 2), "n"),
-    ("model-band-d-float", lambda: model_band([0.1], "yun", 3, 1.0, 2), "d"),
-    ("model-band-p-zero", lambda: model_band([0.1], "yun_positional", 3, 1, 0), "p"),
+    ("two-term-delta-nan", lambda: two_term_error([0.1, NAN], [0.1, 0.1], [1, 1], 3, 1, 2), "delta"),
+    ("two-term-delta-zero", lambda: two_term_error([0.0], [0.1], [1.0], 3, 1, 2), "delta"),
+    ("two-term-delta-above-one", lambda: two_term_error(2.0, [0.1], [1.0], 3, 1, 2), "delta"),
+    ("two-term-terms-short", lambda: two_term_error([0.1, 0.2], [0.1], [1.0, 1.0], 3, 1, 2),
+     "distinct and repeated"),
+    ("two-term-n-zero", lambda: two_term_error([0.1], [0.1], [1.0], 0, 1, 2), "n"),
+    ("two-term-d-float", lambda: two_term_error([0.1], [0.1], [1.0], 3, 1.0, 2), "d"),
+    ("two-term-p-zero", lambda: two_term_error([0.1], [0.1], [1.0], 3, 1, 0), "p"),
     ("in-range-delta-nan", lambda: in_asymptotic_range(NAN, 3, 1), "delta"),
     ("in-range-delta-negative", lambda: in_asymptotic_range(-0.1, 3, 1), "delta"),
     ("in-range-n-float", lambda: in_asymptotic_range(0.1, 3.0, 1), "n"),
@@ -197,7 +197,8 @@ def test_the_valid_calls_still_work():
     assert crossover(N, 1000 / N) == pytest.approx(1000)
     assert resamples_of(N, D, np.random.default_rng(0), 2).shape == (2, 9)
     assert derived_slope("yun", np.int64(1), 2) == 0.5 and alternative_slopes("yun", 1, 2) == [1.0]
-    assert model_band(np.float64(0.1), "kajitsuka_sato", 3, 1, 2) == (1.0, 1.0)
+    assert two_term_error(np.float64(0.1), [0.1], [1.0], np.int64(3), 1, 2) == pytest.approx(
+        [math.sqrt(0.72 * 0.01 + 0.28)])
     assert in_asymptotic_range(np.float64(1 / 12), np.int64(3), 1)
     assert decrease_p_value([0.5, 0.2], [0.0, 0.0]) == 1.0
     assert block_rows(1000, 64, CPU) == 64 and block_rows(2**17, 64, torch.device("cuda")) == 1024

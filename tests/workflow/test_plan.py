@@ -14,12 +14,12 @@ import device_rates
 import pytest
 import yaml
 from plan import (
+    RECORDS,
     PlannedJob,
-    agreement,
-    busy_seconds,
     describe,
     dry_run,
     parse_dry_run,
+    recorded_agreement,
     schedule,
     wall_times,
 )
@@ -141,25 +141,14 @@ def test_a_measurement_supersedes_a_hand_seeded_figure_of_the_same_date(tmp_path
         device_rates.read(table)
 
 
-#: Measured records of a default run (``make plan ARGS="--measured --record ..."``), committed.
-RECORDS = sorted((ROOT / "benchmarks" / "records").glob("config-*.csv"))
-
-
-@pytest.mark.skipif(not RECORDS, reason="no committed records of a default run")
+@pytest.mark.skipif(not list(RECORDS.glob("config-*.csv")),
+                    reason="no committed records of a default run")
 def test_the_cost_models_predict_the_committed_records_of_a_default_run():
     """Issue 29's standard, on the committed records of the latest default run: per compute job
     measured (CPU time on a core) over predicted seconds has a median within [0.5, 2], and the
     total is within 30 %; every record still names a job of the plan."""
-    with RECORDS[-1].open() as handle:
-        records = list(csv.DictReader(handle))
-    planned = {(j.rule, j.wildcards): j for j in dry_run("config/config.yaml")}
-    missing = [(r["rule"], r["wildcards"]) for r in records
-               if (r["rule"], r["wildcards"]) not in planned]
+    _, _, median, total, missing = recorded_agreement(dry_run("config/config.yaml"))
     assert not missing, f"records of jobs the plan no longer has: {missing[:5]}"
-    rows = [{"predicted_s": planned[r["rule"], r["wildcards"]].seconds(on_node=False),
-             "cpu_s": float(r["cpu_s"]), "wall_s": float(r["wall_s"]),
-             "threads": int(r["threads"])} for r in records]
-    median, total = agreement(rows, busy_seconds)
     assert 0.5 <= median <= 2 and 0.7 <= total <= 1.3, (median, total)
 
 

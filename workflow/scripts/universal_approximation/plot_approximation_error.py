@@ -3,7 +3,7 @@
 import numpy as np
 from matplotlib.lines import Line2D
 
-from expressivity.approximation_rate import derived_slope, in_asymptotic_range
+from expressivity.approximation_rate import derived_slope, in_asymptotic_range, two_term_error
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import PALETTE, figure, save
@@ -38,6 +38,11 @@ with figure(len(series), 2, figsize=(9.5, 3.3 * len(series) + 0.4),
                 x0, y0 = part["delta"].iloc[0], part[f"L{p}"].iloc[0]
                 xs = np.array([x0, part["delta"].iloc[-1]])
                 ax.plot(xs, y0 * (xs / x0) ** s, ls=":", lw=1.2, color=colour)
+                if route == "yun":  # the two-term model from the target's own terms
+                    ax.plot(part["delta"], two_term_error(
+                        part["delta"], part[f"distinct_piecewise_L{p}"],
+                        part[f"repeated_target_L{p}"], n, d, p), lw=6, alpha=0.25,
+                        color=colour, solid_capstyle="round", zorder=1)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("grid spacing δ")
@@ -51,6 +56,8 @@ with figure(len(series), 2, figsize=(9.5, 3.3 * len(series) + 0.4),
                          mfc="white" if t == "softmax_average" else "0.3", label=t)
                   for t, mk in TARGETS.items() if (df["target"] == t).any()]
                + [Line2D([], [], color="0.3", ls=":", label="derived slope, through the finest δ"),
+                  Line2D([], [], color=ROUTES["yun"][1], lw=6, alpha=0.25,
+                         label="two-term model (Yun et al.), from the target alone"),
                   Line2D([], [], color="0.85", lw=6, label="asymptotic range (fit)")])
     axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                        fontsize=7)

@@ -84,7 +84,8 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
         base = {"target": name, "inv_delta": m, "delta": 1.0 / m, "n": n, "d": d,
                 "samples": samples,
                 "repeated_measure": repeated_measure(1.0 / m, n, d),
-                "repeated_fraction": float(np.mean(universal.repeated_tokens(digits, m)))}
+                **_target_terms(F, universal.grid_target(name, digits, m),
+                                universal.repeated_tokens(digits, m))}
         at_m = {}
         for route in routes:
             size = universal.table_size(route, m, n, d)
@@ -104,9 +105,7 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
                 res = universal.yun_route(name, X, m, positional=route != "yun", masks=masks)
             G = res.pop("G")
             at_m[route] = {**base, "route": route, "table_size": size, "status": "computed",
-                           **universal.lp_errors(F, G),
-                           "piecewise_constant_L1": universal.lp_errors(
-                               F, universal.grid_target(name, digits, m))["L1"], **res}
+                           **universal.lp_errors(F, G), **res}
             done += weights[(route, m)]
             advance(progress, done, inv_delta=m, route=route)
         yun, ks = at_m.get("yun"), at_m.get("kajitsuka_sato")
@@ -118,6 +117,24 @@ def approximation_table(*, target: str, d: int, inv_delta, samples: int, n: int,
                 yun[f"{p}_over_ks"] = yun[p] / ks[p] if both and ks[p] > 0 else float("nan")
         rows += [at_m[route] for route in routes]
     return rows
+
+
+def _target_terms(F: np.ndarray, F_bar: np.ndarray, repeated: np.ndarray) -> dict:
+    """What the target alone gives the error of every route at one ``delta`` (no route is run):
+    ``f_bar``'s ``L^p`` error over the sample (``piecewise_constant_L<p>``: every route that
+    returns ``f_bar`` on all cells), on its distinct-token inputs (``distinct_piecewise_L<p>``, the
+    ``A`` of ``approximation_rate.two_term_error``) and ``f``'s ``L^p`` norm on its repeated-token
+    inputs (``repeated_target_L<p>``, ``B``: Yun et al.'s route returns 0 there; NaN when the
+    sample has none), with the fraction of repeated-token inputs."""
+    zero = np.zeros_like(F)
+    terms = {"repeated_fraction": float(np.mean(repeated))}
+    for p in (1, 2):
+        terms[f"piecewise_constant_L{p}"] = universal.lp_errors(F, F_bar, (p,))[f"L{p}"]
+        terms[f"distinct_piecewise_L{p}"] = (universal.lp_errors(
+            F[~repeated], F_bar[~repeated], (p,))[f"L{p}"] if (~repeated).any() else math.nan)
+        terms[f"repeated_target_L{p}"] = (universal.lp_errors(
+            F[repeated], zero[repeated], (p,))[f"L{p}"] if repeated.any() else math.nan)
+    return terms
 
 
 def _route_seconds(route: str, m: int, n: int, d: int, samples: int,
