@@ -39,20 +39,28 @@ def test_derived_and_alternative_slopes():
     assert in_asymptotic_range(1 / 12, 3, 1) and not in_asymptotic_range(1 / 8, 3, 1)
 
 
+def _slope(delta, values) -> float:
+    return float(np.mean(model_slope(delta, values, 0.95)))
+
+
 def test_the_two_term_model_mixes_its_terms_by_the_repeated_measure():
-    """((1 - P) A^p + P B^p)^(1/p): with A ~ delta and B constant its slope is near d/p = 1/2
-    where the repeated-token term dominates (L^2, d = 1), and below 1 where A does (L^1 with a
-    small B: the distinct-token measure 1 - P still shrinks); a term missing (NaN) leaves the value
-    undefined."""
+    """((1 - P) A^p + P B^p)^(1/p): its p-th power is the sum of the terms' p-th powers, so its
+    slope lies between the two terms' slopes and nearer the one with the larger share (here the
+    repeated-token term for L^2 at d = 1, the distinct-token term for L^1 with a small B); a term
+    missing (NaN) leaves the value undefined."""
     delta = 1 / np.array([12.0, 16, 24, 32, 48, 64])
     P = np.array([repeated_measure(x, 3, 1) for x in delta])
-    model = two_term_error(delta, 0.5 * delta, np.full(6, 0.6), 3, 1, 2)
-    assert model == pytest.approx(np.sqrt((1 - P) * 0.25 * delta**2 + P * 0.36))
-    lo, hi = model_slope(delta, model, 0.95)
-    assert 0.47 < lo <= hi < 0.5
-    lo, hi = model_slope(delta, two_term_error(delta, 0.5 * delta, np.full(6, 0.01), 3, 1, 1),
-                         0.95)
-    assert 0.8 < lo <= hi < 0.95
+    for p, B, dominant in ((2, 0.6, "repeated"), (1, 0.01, "distinct")):
+        model = two_term_error(delta, 0.5 * delta, np.full(6, B), 3, 1, p)
+        terms = {"distinct": ((1 - P) * (0.5 * delta) ** p) ** (1 / p),
+                 "repeated": (P * B**p) ** (1 / p)}
+        assert model**p == pytest.approx(terms["distinct"]**p + terms["repeated"]**p)
+        assert (terms[dominant] ** p > model**p / 2).all()
+        slope = _slope(delta, model)
+        s = {name: _slope(delta, term) for name, term in terms.items()}
+        other = ({"distinct", "repeated"} - {dominant}).pop()
+        assert min(s.values()) < slope < max(s.values())
+        assert abs(slope - s[dominant]) < abs(slope - s[other])
     B = np.full(6, 0.6)
     B[0] = np.nan
     assert np.isnan(two_term_error(delta, 0.5 * delta, B, 3, 1, 2)[0])
