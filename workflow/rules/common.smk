@@ -31,8 +31,13 @@ from expressivity.experiments import trial_chunks  # noqa: E402
 from expressivity.io import damaged_tables  # noqa: E402
 from job_params import find, job_settings, keywords, scopes, what_lowers  # noqa: E402
 from library_imports import library_closure  # noqa: E402
+from scheduler_timer import install as one_pending_reevaluation  # noqa: E402
 from snakemake.logging import logger  # noqa: E402
 from snakemake.resources import Resource  # noqa: E402
+
+# Snakemake's scheduler wakes up once more per round it ran (workflow/scheduler_timer.py): one
+# pending wake-up instead, so that its rounds follow the jobs and leave the cores to them.
+one_pending_reevaluation()
 
 LIB = Path(project_path("lib/expressivity"))
 #: The software of every job (relative to workflow/rules/): the pinned packages, for --use-conda.
