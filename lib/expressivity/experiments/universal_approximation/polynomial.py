@@ -215,11 +215,12 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
     rows = []
     for b, k, variant in cells:
         x, y, gap = draws[b, k]
-        runs = [train_blocks(d, b, x[0], x[1], y[0], y[1], softmax=TRAINED_VARIANTS[variant],
-                             init=generator(seed, f"{STAGE}.trained_init", d=d, blocks=b,
-                                            degree=k, seed=i),
-                             lr=rate, protocol=proto, band=band)
-                for rate in lrs for i in range(seeds)]
+        runs = []
+        for rate in lrs:  # the seeds side by side, each from its own generator
+            inits = [generator(seed, f"{STAGE}.trained_init", d=d, blocks=b, degree=k, seed=i)
+                     for i in range(seeds)]
+            runs += train_blocks(d, b, x[0], x[1], y[0], y[1], softmax=TRAINED_VARIANTS[variant],
+                                 inits=inits, lr=rate, protocol=proto, band=band)
         for i, run in enumerate(runs):
             run["seed"] = i % seeds
         cell = {"variant": variant, "d": d, "blocks": b, "degree": k, "tokens": n_tokens(d, b),
@@ -235,11 +236,13 @@ def trained_table(*, d: int, blocks, variants, seeds: int, lr, budget: int, ever
 def trained_cost(*, d: int, blocks, seeds: int, lr, budget: int, oversample: int, n_test: int,
                  L: int, cells: int) -> tuple[float, int]:
     """Predicted CPU seconds and peak bytes of a ``trained_table`` job of ``cells`` cells of ``L``
-    blocks (``trained_cells``): at most ``budget`` Adam steps a run, ``seeds x len(lr)`` runs a
-    cell, about 1 ms a step on these few tokens plus 2e9 flop/s of block products. Its memory is
-    that of the largest ``blocks``, whose cells every job draws for the band."""
-    seconds = cells * seeds * len(lr) * budget * (
-        1e-3 + 3 * _block_flops(d, L, oversample * n_tokens(d, L)) / 2e9)
+    blocks (``trained_cells``): at most ``budget`` Adam steps a learning rate, its ``seeds`` runs
+    side by side, about 1 ms a step on these few tokens plus 2e9 flop/s of block products per
+    replica (measured 2026-11-27 on one core: 1.0 ms a step for 1 or 5 replicas at d = 1, L = 1;
+    1.4 and 2.3 ms at L = 2; 2.0 and 5.5 ms at d = 2, L = 2). Its memory is that of the largest
+    ``blocks``, whose cells every job draws for the band."""
+    seconds = cells * len(lr) * budget * (
+        1e-3 + seeds * 3 * _block_flops(d, L, oversample * n_tokens(d, L)) / 2e9)
     T = n_tokens(d, max(blocks))
     return seconds, round((150 + 8 * (oversample * T + n_test) * T * (2 * T + 1) * 4 / 1e6) * MB)
 
