@@ -223,8 +223,10 @@ WINDOW_OVER_STALL = 2
 def family_records(root: Path) -> dict[str, tuple[object, str]]:
     """Per trained family of the run in ``root``: the longest stall of a run that reached the
     target (``longest_stall``; ``-`` when no run reached it), the slowest time to target, the
-    window and budget the run used, and its jobs' summed CPU time (benchmark records: the time
-    the family costs, whatever else the machine ran)."""
+    window and budget the run used, and its jobs' summed CPU time (their logs' end lines,
+    ``plan.job_cpu_seconds``: the time the family costs, whatever else the machine ran)."""
+    import plan
+
     rows: dict[str, tuple[object, str]] = {}
     for key, _, table, _, prefix in FAMILIES:
         runs = pd.read_csv(root / "results/trained_models" / f"{table}.csv")
@@ -235,7 +237,8 @@ def family_records(root: Path) -> dict[str, tuple[object, str]]:
                                                 else ("-", "text"))
         for name in ("window", "budget"):
             rows[f"run.family.{key}.{name}"] = (int(runs[name].max()), "count")
-        times = [float(pd.read_csv(p, sep="\t")["cpu_time"].iloc[0])
+        times = [plan.job_cpu_seconds(root / "logs/trained_models" / f"{p.stem}.log",
+                                      pd.read_csv(p, sep="\t").iloc[0])
                  for p in (root / "results/benchmarks/trained_models").glob(f"{prefix}*.tsv")]
         rows[f"run.family.{key}.cpu_s"] = (round(sum(times), 1), "s")
     return rows

@@ -17,9 +17,11 @@ each by replaying the dependency graph with its predicted times (``schedule``). 
 cost model (gathering, plotting, claims) is planned at ``UNPLANNED_SECONDS``. A plan with a job
 requested over the wall-time cap (the config's ``limits.job_hours``, or ``--cap-hours``) is refused.
 
-``--measured`` adds, for a finished run, each compute job's measured time (its ``benchmark:``
-record) against the prediction: the job's CPU time over its threads (its time on an idle core,
-whatever else the machine ran) and its wall time, as ratios measured / predicted (median, and
+``--measured`` adds, for a finished run, each compute job's measured time against the prediction:
+the job's CPU time over its threads (its time on an idle core, whatever else the machine ran), from
+the end line of its log (``expressivity.joblog``: the process's own count; Snakemake's ``benchmark:``
+record samples it and misses up to 30 s at the end, so it serves only for a log without the line),
+and its wall time (the benchmark record), as ratios measured / predicted (median, and
 total over total), per stage and per rule (what a cost model's constants are refitted from).
 ``--record FILE`` writes those records (``benchmarks/records/``) for the test
 that checks the cost models.
@@ -41,6 +43,7 @@ from pathlib import Path
 import yaml
 
 from expressivity.claims import STAGES
+from expressivity.joblog import logged_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
@@ -60,6 +63,7 @@ class PlannedJob:
     mem_mb: float
     threads: int
     benchmark: str | None
+    log: str | None = None
     cpu_s: float | None = None
     gpu_s: float = 0.0
     gpu: bool = False
@@ -117,6 +121,7 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
             mem_mb=float(resources.get("mem_mb", 0)),
             threads=int(fields.get("threads", 1)),
             benchmark=fields.get("benchmark"),
+            log=next(iter(_paths(fields.get("log"))), None),
             cpu_s=float(resources["cpu_ms"]) / 1000 if "cpu_ms" in resources else None,
             gpu_s=float(resources.get("gpu_ms", 0)) / 1000,
             gpu=int(resources.get("gpu", 0)) > 0,
@@ -257,7 +262,7 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
 def measured(jobs: list[PlannedJob], cwd: Path = ROOT) -> list[dict]:
     """For every job with a benchmark record on disk: its predicted seconds on a core (or on the
     GPU node's GPU, for a GPU job of a run that used one: ``on_gpu``) against its measured wall
-    seconds and CPU seconds per thread."""
+    seconds and CPU seconds (``job_cpu_seconds``)."""
     rows = []
     for job in jobs:
         path = cwd / job.benchmark if job.benchmark else None
@@ -267,10 +272,18 @@ def measured(jobs: list[PlannedJob], cwd: Path = ROOT) -> list[dict]:
             record = next(csv.DictReader(handle, delimiter="\t"))
         rows.append({"rule": job.rule, "stage": job.stage, "wildcards": job.wildcards,
                      "threads": job.threads, "predicted_s": job.seconds(on_node=False),
-                     "wall_s": float(record["s"]), "cpu_s": float(record["cpu_time"]),
+                     "wall_s": float(record["s"]),
+                     "cpu_s": job_cpu_seconds(cwd / job.log if job.log else None, record),
                      "mean_load": float(record["mean_load"]),
                      "max_rss_mb": float(record["max_rss"])})
     return rows
+
+
+def job_cpu_seconds(log: Path | None, record: dict) -> float:
+    """A finished job's CPU seconds: the end line of its log (``joblog.logged_cpu_seconds``), else
+    its benchmark ``record``'s sampled ``cpu_time`` (a lower bound: an older log)."""
+    logged = logged_cpu_seconds(log.read_text()) if log is not None and log.is_file() else None
+    return float(record["cpu_time"]) if logged is None else logged
 
 
 def busy_seconds(row: dict) -> float:

@@ -64,7 +64,8 @@ class TrainedBlocks(torch.nn.Module):
         w = 2 * tokens + 1
         drawn = [[torch.tensor(init.normal(0.0, 1.0 / math.sqrt(w), size=(blocks, w, cols)))
                   for cols in (tokens, tokens, 1)] for init in inits]
-        self.W_Q, self.W_K, self.W_V = (torch.nn.Parameter(torch.stack(ws)) for ws in zip(*drawn))
+        self.W_Q, self.W_K, self.W_V = (torch.nn.Parameter(torch.stack(ws))
+                                        for ws in zip(*drawn, strict=True))
         self.softmax = softmax
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

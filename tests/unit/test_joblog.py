@@ -46,6 +46,21 @@ def test_a_finished_job_logs_start_progress_and_end(tmp_path):
     assert "\r" not in text
 
 
+def test_the_end_line_counts_the_cpu_the_whole_process_spent(tmp_path):
+    """The end line's CPU time is the process's, all of it: a job that burns about a second of
+    CPU after the log opened (and spent more to start) logs at least that, and
+    ``logged_cpu_seconds`` reads it back; a failed job's log has none."""
+    from expressivity.joblog import logged_cpu_seconds
+
+    burn = "import time\nend = time.process_time() + 1.0\nwhile time.process_time() < end: pass"
+    _, text = run(tmp_path, burn)
+    cpu = logged_cpu_seconds(text)
+    assert cpu is not None and cpu >= 1.0
+    assert f"CPU {cpu:.1f} s" in text.splitlines()[-1]
+    _, failed = run(tmp_path, "raise RuntimeError('injected failure')")
+    assert logged_cpu_seconds(failed) is None
+
+
 def test_a_failing_job_leaves_its_traceback_in_the_log(tmp_path):
     proc, text = run(tmp_path, "raise RuntimeError('injected failure')")
     assert proc.returncode != 0

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from expressivity.polynomial import degree_bound, embed, make_blocks
-from expressivity.training_protocol import Protocol
 from expressivity.trained_polynomial import TrainedBlocks, floor_accuracy, train_blocks
+from expressivity.training_protocol import Protocol
 
 torch.set_default_dtype(torch.float64)
 

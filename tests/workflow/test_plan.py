@@ -18,6 +18,7 @@ from plan import (
     PlannedJob,
     describe,
     dry_run,
+    measured,
     parse_dry_run,
     recorded_agreement,
     schedule,
@@ -70,6 +71,24 @@ def test_plan_names_stages_totals_and_jobs_over_the_cap():
     assert "sparse_approximation" in text and "memorization" in text
     assert "total" in text and "sa_sweep n=512, k=1 (1 min)" in text
     assert [j.rule for j in over] == ["sa_sweep"]
+
+
+def test_a_jobs_cpu_time_is_its_logs_count_not_the_sampled_record(tmp_path):
+    """The dry run names each job's log; ``measured`` takes the CPU time from the log's end line
+    (the process's own count), and the benchmark record's sampled ``cpu_time`` only for a log
+    without that line."""
+    sweep = parse_dry_run(DRY_RUN)[0]
+    assert sweep.log == "logs/sparse_approximation/sweep_n512_k1.log"
+    record = tmp_path / sweep.benchmark
+    record.parent.mkdir(parents=True)
+    record.write_text("s\th:m:s\tmax_rss\tmean_load\tcpu_time\n41.2\t0:00:41\t350\t33\t14.4\n")
+    log = tmp_path / sweep.log
+    log.parent.mkdir(parents=True)
+    log.write_text("2026-11-27 12:32:38,737 INFO done sa_sweep in 41 s\n")
+    assert measured([sweep], cwd=tmp_path)[0]["cpu_s"] == 14.4
+    log.write_text("2026-11-27 12:32:38,737 INFO done sa_sweep in 41 s, CPU 35.2 s\n")
+    (row,) = measured([sweep], cwd=tmp_path)
+    assert (row["cpu_s"], row["wall_s"]) == (35.2, 41.2)
 
 
 def job(name, seconds, after=(), gpu=False, gpu_s=0.0, threads=1):
