@@ -381,9 +381,10 @@ def main(argv: list[str] | None = None) -> int:
             busy, wall = agreement(rows, busy_seconds), agreement(rows, lambda r: r["wall_s"])
             print(f"measured / predicted over {len(rows)} finished compute jobs: on an idle core "
                   f"(CPU time per thread) median {busy[0]:.2f}, total {busy[1]:.2f}; wall time "
-                  f"median {wall[0]:.2f}, total {wall[1]:.2f} (the jobs had "
-                  f"{sum(r['mean_load'] for r in rows) / len(rows):.0f} % of a core on average: "
-                  "other work on the machine stretches wall time)")
+                  f"median {wall[0]:.2f}, total {wall[1]:.2f} (the jobs' CPU time was "
+                  f"{100 * sum(r['cpu_s'] for r in rows) / sum(r['wall_s'] * r['threads'] for r in rows):.0f}"
+                  " % of their wall time on their threads: other work on the machine stretches "
+                  "wall time)")
             for stage in [s for s in STAGES if any(r["stage"] == s for r in rows)]:
                 part = [r for r in rows if r["stage"] == stage]
                 print(f"  {stage:<24}{len(part):>4} jobs: {_agreement_line(part)}")
