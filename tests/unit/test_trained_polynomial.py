@@ -84,8 +84,13 @@ def test_a_replica_trains_as_it_would_alone(softmax):
 
 
 def test_a_stopped_replica_leaves_and_the_others_go_on():
-    """A replica the protocol stops early (a plateau) keeps its run; the others train on."""
+    """A replica the protocol stops early (a plateau) keeps its run; the others train on to the
+    budget. A plateau comes only after the learning-rate decay, and before the budget."""
     runs = _runs([5, 6, 7])
     assert {run["outcome"] for run in runs} == {"plateau", "budget"}
     for run in runs:
-        assert run["lr_decayed"] and math.isfinite(run["log10_error"])
+        assert math.isfinite(run["log10_error"])
+        if run["outcome"] == "plateau":
+            assert run["lr_decayed"] and run["stopped_at"] < 120
+        else:
+            assert run["stopped_at"] == 120
