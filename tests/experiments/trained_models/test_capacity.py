@@ -11,6 +11,7 @@ from expressivity.accuracy_ceilings import blind_ceiling
 from expressivity.conll_like import segment_pair_rows
 from expressivity.experiments.trained_models.capacity import (
     capacity_dataset,
+    _attention_columns,
     capacity_rows,
     pair_columns,
 )
@@ -38,3 +39,18 @@ def test_no_pairs_leave_the_blind_ceiling_empty():
     assert cols["pairs"] == cols["conflicts"] == 0 and math.isnan(cols["blind_ceiling"])
     paired = capacity_dataset(N=N, a=a, pairs=TM_CAPACITY["pairs"], **DATA)
     assert not np.array_equal(ds.vocab, paired.vocab[: len(ds.vocab)])  # rounded to the grid
+
+
+def test_a_diverged_run_has_no_separation():
+    """A run whose temperature overflowed (lam NaN or inf, its weights finite) diverged: it has no
+    contexts to separate, so its separation is NaN, not an error (seen on an AVX-512 CPU, where
+    an SGD seed of the default capacity grid diverged)."""
+    N, a = TM_CAPACITY_N[0], TM_CAPACITY_A[0]
+    ds = capacity_dataset(N=N, a=a, pairs=TM_CAPACITY["pairs"], **DATA)
+    w = np.ones((1, ds.d, 1))
+    finite = _attention_columns(ds, w, np.array([1.0]), "softmax", 1)
+    assert math.isfinite(finite["separation"])
+    for lam in (math.nan, math.inf):
+        cols = _attention_columns(ds, w, np.array([lam]), "softmax", 1)
+        assert math.isnan(cols["separation"]) and math.isnan(cols["separation_log10"])
+        assert not cols["separation_collapsed"]

@@ -159,7 +159,8 @@ def _attention_columns(ds, w, lam, sigma: str, head_size: int) -> dict:
         return {"temperature": 0.0, "separation": math.nan, "separation_log10": math.nan,
                 "separation_collapsed": False}
     temperature = 0.0 if sigma == "uniform" else float(lam[0])
-    if head_size != 1 or not np.isfinite(w).all():  # full rank, or a diverged run
+    diverged = not (np.isfinite(w).all() and math.isfinite(temperature))
+    if head_size != 1 or diverged:  # full rank, or a diverged run (weights or temperature)
         return {"temperature": temperature, "separation": math.nan, "separation_log10": math.nan,
                 "separation_collapsed": False}
     sep = learned_separation(ds, np.asarray(w[0, :, 0], dtype=float), temperature, sigma)
