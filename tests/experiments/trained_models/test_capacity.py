@@ -10,8 +10,8 @@ from cases import TM_CAPACITY, TM_CAPACITY_A, TM_CAPACITY_N, TM_SHORT
 from expressivity.accuracy_ceilings import blind_ceiling
 from expressivity.conll_like import segment_pair_rows
 from expressivity.experiments.trained_models.capacity import (
-    capacity_dataset,
     _attention_columns,
+    capacity_dataset,
     capacity_rows,
     pair_columns,
 )
