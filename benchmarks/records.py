@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -43,6 +42,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 sys.path.insert(0, str(ROOT / "workflow"))
+from machine_speed import machine, speed  # noqa: E402
+
 from expressivity.claims import KINDS, STAGES, registry  # noqa: E402
 from last_line import not_a_full_run, read_record  # noqa: E402
 
@@ -54,19 +55,6 @@ DEFAULT_CONFIG = "config/config.yaml"
 MARK = re.compile(r"<!-- record:([\w.]+)(?:@(measured|machine|source))? -->(.*?)<!-- /record -->", re.S)
 TABLE = re.compile(r"(<!-- record-table:(\w+) -->\n)(.*?)(<!-- /record-table -->)", re.S)
 SUMMARY = re.compile(r"(<!-- expected-summary -->\n)(.*?)(<!-- /expected-summary -->)", re.S)
-
-
-def machine() -> str:
-    """The CPU model and the number of CPUs this process may use."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {len(os.sched_getaffinity(0))} CPUs"
 
 
 def read(path: Path = RECORDS) -> pd.DataFrame:
@@ -315,7 +303,8 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
                             "h"),
         "trained_h": (round(on_node([j for j in jobs if j.stage == "trained_models"]), 1), "h"),
         "trained_jobs": (sum(j.stage == "trained_models" for j in jobs), "count"),
-        "here_h": (round(plan.schedule(jobs, os.cpu_count(), 0, on_node=False).seconds / 3600),
+        "here_h": (round(plan.schedule(jobs, os.cpu_count(), 0, on_node=False,
+                                       speed=speed()).seconds / 3600),
                    "h"),
         "critical_h": (round(slurm.seconds / 3600, 1), "h"),
         "critical_job": (f"{longest.rule} {longest.wildcards}".strip(), "text"),
@@ -325,11 +314,14 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
 def agreement_records() -> dict[str, tuple[object, str]]:
     """The cost models against the latest committed records of a default run, as
     ``tests/workflow/test_plan.py`` checks them (``plan.recorded_agreement``): the file, its
-    record count, and measured over predicted seconds on an idle core (median, total)."""
+    record count, the speed of the machine that made them (``machine_speed``), and measured over
+    predicted seconds on an idle core (median, total)."""
     import plan
 
     path, count, median, total, _ = plan.recorded_agreement(plan.dry_run("config/config.yaml"))
+    speeds = sorted(set(pd.read_csv(path).get("speed", pd.Series([1.0]))))
     return {"plan.default.records_file": (path.name, "text"),
+            "plan.default.records_speed": (", ".join(f"{v:.2f}" for v in speeds), "text"),
             "plan.default.records": (count, "count"),
             "plan.default.median": (f"{median:.2f}", "text"),
             "plan.default.total": (f"{total:.2f}", "text")}

@@ -3,7 +3,8 @@
 Runs the workflow in a temporary copy of the project: each stage from clean (its aggregate rule),
 then the rest (the claims table), then the whole workflow again, which must run nothing. Peak
 memory is the largest ``max_rss`` Snakemake recorded for any job of the stage. Beside each stage,
-the plan's prediction of its compute jobs (``workflow/plan.py``: seconds on one core) against
+the plan's prediction of its compute jobs (``workflow/plan.py``: seconds on one core of this
+machine, ``machine_speed``) against
 their measured CPU time: the sums and the median of measured / predicted over the jobs. Writes a
 CSV and a figure and prints the table; with the default config and every stage, also the record
 the README quotes (``benchmarks/records.csv``). Reported, never asserted: the numbers depend on
@@ -13,8 +14,6 @@ the machine.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -26,6 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "workflow"))
+from machine_speed import machine, speed  # noqa: E402
 from plan import agreement, busy_seconds, dry_run, measured  # noqa: E402
 
 import records  # noqa: E402  (benchmarks/, beside this file)
@@ -66,7 +66,7 @@ def main() -> None:
                 for stage in stages]
         rows.append({"step": "claims table", "wall_s": run(), "peak_rss_mb": float("nan")})
         rows.append({"step": "no-op rerun", "wall_s": run(), "peak_rss_mb": float("nan")})
-        jobs = measured(dry_run(args.config, cwd=work), cwd=work)
+        jobs = measured(dry_run(args.config, cwd=work), cwd=work, speed=speed())
         for row in rows:
             part = [r for r in jobs if r["stage"] == row["step"]]
             if part:
@@ -80,7 +80,7 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = pd.DataFrame(rows).assign(config=args.config, cores=args.cores,
-                                      machine=f"{platform.machine()}, {os.cpu_count()} CPUs")
+                                      machine=machine())
     print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     if args.csv:
         write_table(table, args.csv)

@@ -8,7 +8,8 @@ and what a cluster is asked for (``runtime``, the prediction padded; ``mem_mb``)
 stage the jobs, the predicted CPU- and GPU-hours, the hours requested from a cluster, the peak
 memory and the longest job, then the wall time of the whole run
 
-* on this machine (its cores, no GPU: every job on a core),
+* on this machine (its cores, no GPU: every job on a core), the predictions divided by its speed
+  against the machine the cost models were fitted on (``machine_speed``: measured once, cached),
 * on one GPU node (``node.cores`` cores and one ``node.gpu``: jobs on cores in parallel, GPU jobs
   one at a time), at the GPU's measured rates (``benchmarks/device_rates.csv``),
 * under SLURM with as many nodes as jobs: the critical path, the longest chain of jobs,
@@ -21,10 +22,10 @@ requested over the wall-time cap (the config's ``limits.job_hours``, or ``--cap-
 the job's CPU time over its threads (its time on an idle core, whatever else the machine ran), from
 the end line of its log (``expressivity.joblog``: the process's own count; Snakemake's ``benchmark:``
 record samples it and misses up to 30 s at the end, so it serves only for a log without the line),
-and its wall time (the benchmark record), as ratios measured / predicted (median, and
-total over total), per stage and per rule (what a cost model's constants are refitted from).
-``--record FILE`` writes those records (``benchmarks/records/``) for the test
-that checks the cost models.
+and its wall time (the benchmark record), as ratios measured / predicted on this machine (median,
+and total over total), per stage and per rule (what a cost model's constants are refitted from).
+``--record FILE`` writes those records (``benchmarks/records/``), with the machine's speed, for
+the test that checks the cost models.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ import argparse
 import csv
 import heapq
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -48,6 +48,7 @@ from expressivity.joblog import logged_cpu_seconds
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 from device_rates import rates  # noqa: E402
+from machine_speed import machine, speed  # noqa: E402
 
 #: Predicted seconds of a job without a cost model (a gather, plot or claims job: Python, pandas or
 #: matplotlib, a table or a figure), on this machine and on a node's core.
@@ -152,11 +153,13 @@ class Schedule:
     chain: list[PlannedJob]
 
 
-def schedule(jobs: list[PlannedJob], cores: int | None, gpus: int, on_node: bool) -> Schedule:
-    """Replay the dependency graph with each job's predicted seconds (``PlannedJob.seconds``):
-    a job starts when its inputs exist and, unless ``cores`` is None (as many as wanted: the
-    critical path), its threads (at most ``cores``) are free, and for a GPU job one of ``gpus``
-    GPUs; ready jobs start by priority, then longest first (Snakemake's order, roughly)."""
+def schedule(jobs: list[PlannedJob], cores: int | None, gpus: int, on_node: bool,
+             speed: float = 1.0) -> Schedule:
+    """Replay the dependency graph with each job's predicted seconds (``PlannedJob.seconds``,
+    divided by the ``speed`` of the machine against the reference, ``machine_speed``): a job
+    starts when its inputs exist and, unless ``cores`` is None (as many as wanted: the critical
+    path), its threads (at most ``cores``) are free, and for a GPU job one of ``gpus`` GPUs; ready
+    jobs start by priority, then longest first (Snakemake's order, roughly)."""
     producer = {path: i for i, job in enumerate(jobs) for path in job.outputs}
     needs = [{producer[p] for p in job.inputs if p in producer} - {i} for i, job in enumerate(jobs)]
     users: list[list[int]] = [[] for _ in jobs]
@@ -164,7 +167,7 @@ def schedule(jobs: list[PlannedJob], cores: int | None, gpus: int, on_node: bool
         for d in deps:
             users[d].append(i)
     waiting = [len(deps) for deps in needs]
-    duration = [job.seconds(on_node) for job in jobs]
+    duration = [job.seconds(on_node) / speed for job in jobs]
     threads = [min(job.threads, cores or job.threads) for job in jobs]
     uses_gpu = [on_node and job.gpu for job in jobs]
     ready = [i for i, w in enumerate(waiting) if w == 0]
@@ -233,10 +236,11 @@ def describe(jobs: list[PlannedJob], cap_hours: float,
 CONSTRUCTIONS = tuple(s for s in STAGES if s != "trained_models")
 
 
-def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
-    """The wall time of the run on this machine, on one GPU node (also the construction stages
-    together and the trained models alone) and under SLURM."""
-    here = schedule(jobs, cores, 0, on_node=False)
+def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str, here_speed: float) -> str:
+    """The wall time of the run on this machine (at its ``here_speed``, ``machine_speed``), on one
+    GPU node (its cores at the reference's speed; also the construction stages together and the
+    trained models alone) and under SLURM."""
+    here = schedule(jobs, cores, 0, on_node=False, speed=here_speed)
     node_run = schedule(jobs, node["cores"], 1, on_node=True)
     parts = {name: schedule([j for j in jobs if j.stage in stages], node["cores"], 1,
                             on_node=True).seconds
@@ -247,8 +251,9 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
     gpu_note = (f"{len(on_gpu)} jobs on the GPU, {_hours(sum(j.gpu_s for j in on_gpu))} of it"
                 if on_gpu else "no job placed on the GPU (every stage's device is cpu)")
     return "\n".join([
-        f"wall time on this machine ({cores} cores, no GPU: every job on a core): "
-        f"{_hours(here.seconds)}",
+        f"wall time on this machine ({cores} cores, no GPU: every job on a core; {here_speed:.2f} "
+        "times the speed of the machine the cost models were fitted on, workflow/machine_speed.py):"
+        f" {_hours(here.seconds)}",
         f"one GPU node ({node['cores']} cores + 1 {gpu}; CPU jobs in parallel on the cores, GPU "
         f"jobs one at a time): {_hours(node_run.seconds)} ({gpu_note}); the "
         f"{len(CONSTRUCTIONS)} construction stages together "
@@ -259,10 +264,10 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str) -> str:
     ])
 
 
-def measured(jobs: list[PlannedJob], cwd: Path = ROOT) -> list[dict]:
-    """For every job with a benchmark record on disk: its predicted seconds on a core (or on the
-    GPU node's GPU, for a GPU job of a run that used one: ``on_gpu``) against its measured wall
-    seconds and CPU seconds (``job_cpu_seconds``)."""
+def measured(jobs: list[PlannedJob], cwd: Path = ROOT, speed: float = 1.0) -> list[dict]:
+    """For every job with a benchmark record on disk: its predicted seconds on a core of a machine
+    of this ``speed`` (``machine_speed``) against its measured wall seconds and CPU seconds
+    (``job_cpu_seconds``)."""
     rows = []
     for job in jobs:
         path = cwd / job.benchmark if job.benchmark else None
@@ -271,7 +276,8 @@ def measured(jobs: list[PlannedJob], cwd: Path = ROOT) -> list[dict]:
         with path.open() as handle:
             record = next(csv.DictReader(handle, delimiter="\t"))
         rows.append({"rule": job.rule, "stage": job.stage, "wildcards": job.wildcards,
-                     "threads": job.threads, "predicted_s": job.seconds(on_node=False),
+                     "threads": job.threads, "predicted_s": job.seconds(on_node=False) / speed,
+                     "speed": speed,
                      "wall_s": float(record["s"]),
                      "cpu_s": job_cpu_seconds(cwd / job.log if job.log else None, record),
                      "mean_load": float(record["mean_load"]),
@@ -306,15 +312,18 @@ RECORDS = ROOT / "benchmarks" / "records"
 
 def recorded_agreement(jobs: list[PlannedJob]) -> tuple[Path, int, float, float, list]:
     """The latest committed records of a default run (``RECORDS``) against the predictions of
-    ``jobs`` (a dry run of ``config/config.yaml``): the file, its record count, ``agreement`` on an
-    idle core, and the records that name no job of ``jobs`` (as ``(rule, wildcards)``)."""
+    ``jobs`` (a dry run of ``config/config.yaml``), each prediction divided by the ``speed`` of the
+    machine that recorded it (``machine_speed``; 1, the reference, for records without the column):
+    the file, its record count, ``agreement`` on an idle core, and the records that name no job of
+    ``jobs`` (as ``(rule, wildcards)``)."""
     path = sorted(RECORDS.glob("config-*.csv"))[-1]
     with path.open() as handle:
         records = list(csv.DictReader(handle))
     planned = {(j.rule, j.wildcards): j for j in jobs}
     missing = [(r["rule"], r["wildcards"]) for r in records
                if (r["rule"], r["wildcards"]) not in planned]
-    rows = [{"predicted_s": planned[r["rule"], r["wildcards"]].seconds(on_node=False),
+    rows = [{"predicted_s": planned[r["rule"], r["wildcards"]].seconds(on_node=False)
+             / float(r.get("speed") or 1),
              "cpu_s": float(r["cpu_s"]), "wall_s": float(r["wall_s"]),
              "threads": int(r["threads"])} for r in records
             if (r["rule"], r["wildcards"]) in planned]
@@ -331,16 +340,17 @@ def _agreement_line(rows: list[dict]) -> str:
 
 
 def write_record(rows: list[dict], path: Path, config: str) -> None:
-    """The measured records of a run (not the predictions), with the machine they ran on."""
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs"
+    """The measured records of a run (not the predictions), with the machine they ran on and its
+    speed (``measured``'s)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as handle:
-        columns = ["config", "machine", "rule", "wildcards", "threads", "wall_s", "cpu_s",
+        columns = ["config", "machine", "speed", "rule", "wildcards", "threads", "wall_s", "cpu_s",
                    "mean_load", "max_rss_mb"]
         writer = csv.DictWriter(handle, columns, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({**row, "config": config, "machine": machine})
+            writer.writerow({**row, "config": config, "machine": machine(),
+                             "speed": f"{row['speed']:.3g}"})
 
 
 def node_settings(cfg: dict) -> dict:
@@ -356,11 +366,17 @@ def main(argv: list[str] | None = None) -> int:
                              "config's limits.job_hours)")
     parser.add_argument("--cores", type=int, default=os.cpu_count(),
                         help="cores of this machine for its wall time (default: all)")
+    parser.add_argument("--speed", type=float, default=None,
+                        help="this machine's speed against the machine the cost models were "
+                             "fitted on (default: measured once and cached, "
+                             "workflow/machine_speed.py)")
     parser.add_argument("--measured", action="store_true",
                         help="also compare with the measured time of a finished run")
     parser.add_argument("--record", type=Path, default=None,
                         help="with --measured: write the run's measured records to this CSV")
     args = parser.parse_args(argv)
+    if args.speed is not None and not args.speed > 0:
+        parser.error(f"--speed must be a positive number, got {args.speed}")
     cfg = yaml.safe_load(Path(args.config).read_text())
     if args.cap_hours is None:
         args.cap_hours = float(cfg["limits"]["job_hours"])
@@ -374,9 +390,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{gpu_rows['search_kernel_flops']['date']} in benchmarks/device_rates.csv), and "
           "requested from a cluster (padded):")
     print(text)
-    print(wall_times(jobs, args.cores, node, gpu))
+    here_speed = speed() if args.speed is None else args.speed
+    print(wall_times(jobs, args.cores, node, gpu, here_speed))
     if args.measured:
-        rows = measured(jobs)
+        rows = measured(jobs, speed=here_speed)
         if rows:
             busy, wall = agreement(rows, busy_seconds), agreement(rows, lambda r: r["wall_s"])
             print(f"measured / predicted over {len(rows)} finished compute jobs: on an idle core "

@@ -89,6 +89,32 @@ def test_a_jobs_cpu_time_is_its_logs_count_not_the_sampled_record(tmp_path):
     log.write_text("2026-11-27 12:32:38,737 INFO done sa_sweep in 41 s, CPU 35.2 s\n")
     (row,) = measured([sweep], cwd=tmp_path)
     assert (row["cpu_s"], row["wall_s"]) == (35.2, 41.2)
+    # on a machine 4 times the reference's speed the 7,200 s prediction is 1,800 s
+    assert measured([sweep], cwd=tmp_path, speed=4.0)[0]["predicted_s"] == 1800
+
+
+def test_records_are_judged_at_the_speed_of_the_machine_that_made_them(tmp_path, monkeypatch):
+    """``write_record`` keeps the machine's speed with each record; ``recorded_agreement`` divides
+    the prediction by it (records without the column: the reference machine, speed 1)."""
+    import plan
+
+    sweep = parse_dry_run(DRY_RUN)[0]
+    row = {"rule": sweep.rule, "wildcards": sweep.wildcards, "threads": 2, "wall_s": 3700.0,
+           "cpu_s": 7200.0, "mean_load": 97.0, "max_rss_mb": 300.0, "speed": 2.0}
+    monkeypatch.setattr(plan, "RECORDS", tmp_path)
+    plan.write_record([row], tmp_path / "config-2099-01-01.csv", "config/config.yaml")
+    _, count, median, total, missing = recorded_agreement([sweep])
+    # 3,600 s on a core measured; 7,200 s predicted on the reference, 3,600 s at speed 2
+    assert (count, median, total, missing) == (1, 1.0, 1.0, [])
+    text = (tmp_path / "config-2099-01-01.csv").read_text()
+    (tmp_path / "config-2099-01-02.csv").write_text(text.replace(",2,sa_sweep", ",,sa_sweep"))
+    assert recorded_agreement([sweep])[2] == 0.5
+
+
+def test_a_speed_that_is_not_positive_is_refused_before_any_work(monkeypatch):
+    done = subprocess.run([sys.executable, str(ROOT / "workflow/plan.py"), "config/config.yaml",
+                           "--speed", "0"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "--speed must be a positive number, got 0" in done.stderr
 
 
 def job(name, seconds, after=(), gpu=False, gpu_s=0.0, threads=1):
@@ -113,6 +139,8 @@ def test_the_wall_time_replays_the_graph_on_cores_and_one_gpu():
     assert slurm.seconds == 11 and [j.rule for j in slurm.chain] == ["a", "c", "d"]
     # a job asking for more threads than there are cores still runs, on all of them
     assert schedule([job("t", 5, threads=8)], cores=2, gpus=0, on_node=False).seconds == 5
+    # a machine twice as fast as the reference the cost models were fitted on
+    assert schedule(jobs[:4], cores=2, gpus=0, on_node=False, speed=2.0).seconds == 5.5
 
 
 def test_the_node_plan_gives_the_constructions_together_and_the_trained_models_apart():
@@ -122,7 +150,13 @@ def test_the_node_plan_gives_the_constructions_together_and_the_trained_models_a
             replace(job("h", 40), stage="hardmax_vs_softmax"),
             replace(job("s2", 100, gpu=True, gpu_s=20), stage="sparse_approximation"),
             replace(job("t", 100, gpu=True, gpu_s=40), stage="trained_models")]
-    text = wall_times(made, cores=2, node={"cores": 16}, gpu="a GPU")
+    text = wall_times(made, cores=2, node={"cores": 16}, gpu="a GPU", here_speed=2.0)
+    # this machine, twice the reference's speed: two 100 s jobs side by side, then 100 s and
+    # 40 s side by side, 200 s at the reference's speed, 100 s here
+    assert "(2 cores, no GPU: every job on a core; 2.00 times the speed" in text
+    assert text.splitlines()[0].endswith(": 2 min")
+    slow = wall_times(made, cores=2, node={"cores": 16}, gpu="a GPU", here_speed=1.0)
+    assert slow.splitlines()[0].endswith(": 3 min")
     assert "one GPU node (16 cores + 1 a GPU" in text and "3 jobs on the GPU, 2 min of it" in text
     assert "construction stages together 50 s, the trained models 40 s" in text
 

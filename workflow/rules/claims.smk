@@ -98,7 +98,12 @@ rule plan_vs_measured:
     input:
         "results/claims.csv",
         script=script_deps("run", "plan_vs_measured"),
-        plan=lib_deps(project_path("workflow/plan.py")),
+        plan=lib_deps(
+            *(
+                project_path(f"workflow/{name}.py")
+                for name in ("plan", "device_rates", "machine_speed")
+            )
+        ),
     output:
         table="results/run/plan_vs_measured.csv",
         png=report(

@@ -1,7 +1,8 @@
 """Predicted against measured time of every compute job of this run.
 
 The prediction is what ``make plan`` prints: each job's seconds on one core from its stage's cost
-model (the resource ``cpu_ms``), read from a dry run of a clean run of the same config. The
+model (the resource ``cpu_ms``), read from a dry run of a clean run of the same config, divided by
+this machine's speed against the machine the models were fitted on (``machine_speed``). The
 measurement is the job's ``benchmark:`` record: its CPU time per thread (its time on an idle core,
 whatever else the machine ran; the wall time is in the table too). The band is a factor of 2 either
 way; a cluster is asked for more than the prediction (``runtime``: half again, plus a minute).
@@ -20,10 +21,13 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
 sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1]))  # workflow/, where plan.py is
+from machine_speed import speed  # noqa: E402
 from plan import agreement, busy_seconds, dry_run, measured  # noqa: E402
 
+here = speed()
+log.info("this machine runs %.2f times as fast as the machine the cost models were fitted on", here)
 jobs = dry_run(snakemake.params.config, cwd=Path.cwd())
-records = measured(jobs, cwd=Path.cwd())
+records = measured(jobs, cwd=Path.cwd(), speed=here)
 rows = pd.DataFrame([{**r, "measured_s": busy_seconds(r)} for r in records],
                     columns=["rule", "stage", "wildcards", "threads", "predicted_s", "measured_s",
                              "wall_s", "cpu_s", "mean_load", "max_rss_mb"])
@@ -51,7 +55,7 @@ with figure(figsize=(6.0, 4.6)) as (fig, ax):
             ax.scatter(part["predicted_s"], part["measured_s"], s=18, marker=MARKERS[i],
                        color=PALETTE[i], label=f"{stage} ({len(part)} jobs)", zorder=3)
     ax.set(xscale="log", yscale="log", xlim=(low, high), ylim=(low, high),
-           xlabel="predicted seconds on one core (cost model)",
+           xlabel=f"predicted seconds on one core (cost model / speed {here:.2f})",
            ylabel="measured seconds on a core (CPU time per thread)",
            title=f"{len(over)} of {len(rows)} compute jobs over twice their prediction")
     ax.legend(fontsize=7, loc="upper left")

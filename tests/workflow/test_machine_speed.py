@@ -1,0 +1,43 @@
+"""This machine's speed against the machine the cost models were fitted on: measured once per
+machine and library versions (three workloads on one thread), cached, overridable, and checked."""
+
+import json
+
+import machine_speed
+import pytest
+
+
+def test_the_calibration_times_each_workload_and_the_reference_has_speed_one():
+    seconds = machine_speed.calibrate(repeats=1)
+    assert set(seconds) == set(machine_speed.WORKLOADS) and all(s > 0 for s in seconds.values())
+    assert machine_speed.speed_of(machine_speed.REFERENCE_SECONDS) == pytest.approx(1)
+    halved = {name: s / 2 for name, s in machine_speed.REFERENCE_SECONDS.items()}
+    assert machine_speed.speed_of(halved) == pytest.approx(2)
+
+
+def test_the_speed_is_measured_once_per_machine_and_cached(tmp_path, monkeypatch):
+    calls = []
+
+    def calibrate():
+        calls.append(1)
+        return {name: s / 4 for name, s in machine_speed.REFERENCE_SECONDS.items()}
+
+    monkeypatch.delenv("EXPRESSIVITY_SPEED", raising=False)
+    monkeypatch.setattr(machine_speed, "calibrate", calibrate)
+    cache = tmp_path / "speed.json"
+    assert machine_speed.speed(cache) == pytest.approx(4)
+    assert machine_speed.speed(cache) == pytest.approx(4) and len(calls) == 1
+    # another machine or library version: measured again, both kept
+    monkeypatch.setattr(machine_speed, "_key", lambda: "another machine")
+    assert machine_speed.speed(cache) == pytest.approx(4) and len(calls) == 2
+    assert len(json.loads(cache.read_text())) == 2
+
+
+def test_the_override_is_used_and_a_bad_one_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(machine_speed, "calibrate", lambda: pytest.fail("measured"))
+    monkeypatch.setenv("EXPRESSIVITY_SPEED", "0.5")
+    assert machine_speed.speed(tmp_path / "speed.json") == 0.5
+    for bad in ("0", "-1", "fast"):
+        monkeypatch.setenv("EXPRESSIVITY_SPEED", bad)
+        with pytest.raises(ValueError, match=f"EXPRESSIVITY_SPEED.*{bad}"):
+            machine_speed.speed(tmp_path / "speed.json")
