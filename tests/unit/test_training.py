@@ -176,6 +176,22 @@ def test_a_seed_trains_alone_as_beside_others_to_rounding():
                                [p["loss"] for p in mem[1]["curve"]], rtol=1e-4)
 
 
+def test_the_held_out_set_is_evaluated_in_chunks_as_in_one_pass(monkeypatch):
+    """``EVAL_CHUNK`` sequences at a time (the last chunk shorter) give the curve of one pass over
+    the whole held-out set."""
+    import expressivity.training as training
+
+    kw = dict(task="copy", n=8, vocab=4, mixers=["attention"], d_model=16, batch=8, lr=0.01,
+              eval_size=20, protocol=protocol(40, 20, 0.99, 10))
+    curves = []
+    for chunk in (7, 20):
+        monkeypatch.setattr(training, "EVAL_CHUNK", chunk)
+        runs = train_encoders([np.random.default_rng(3), np.random.default_rng(4)], **kw)
+        curves.append([(p["loss"], p["accuracy"]) for run in runs for p in run["curve"]])
+    assert len(curves[0]) == 10
+    np.testing.assert_allclose(curves[0], curves[1], rtol=1e-6)
+
+
 def test_cuda_graphs_are_refused_without_a_gpu_device():
     with pytest.raises(ValueError, match="graphs"):
         memorize(pairs().dataset, width=4, seeds=(0,), protocol=protocol(10, 5), lr=0.01,
