@@ -142,12 +142,20 @@ def speed(cache: Path = CACHE) -> float:
         if not value > 0:
             raise ValueError(f"EXPRESSIVITY_SPEED must be a positive number, got {override!r}")
         return value
-    known = json.loads(cache.read_text()) if cache.is_file() else {}
+    try:
+        known = json.loads(cache.read_text())
+    except (OSError, ValueError):  # none yet, or unreadable: measured again
+        known = {}
     key = _key()
     if key not in known:
         known[key] = calibrate()
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+        try:  # written whole or not at all; a read-only home only loses the cache
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            part = cache.with_suffix(f".{os.getpid()}")
+            part.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+            part.replace(cache)
+        except OSError:
+            pass
     return speed_of(known[key])
 
 

@@ -31,6 +31,13 @@ def test_the_speed_is_measured_once_per_machine_and_cached(tmp_path, monkeypatch
     monkeypatch.setattr(machine_speed, "_key", lambda: "another machine")
     assert machine_speed.speed(cache) == pytest.approx(4) and len(calls) == 2
     assert len(json.loads(cache.read_text())) == 2
+    # an unreadable cache is measured again and rewritten; one that cannot be written is skipped
+    cache.write_text("{not json")
+    assert machine_speed.speed(cache) == pytest.approx(4) and len(calls) == 3
+    assert len(json.loads(cache.read_text())) == 1
+    blocked = tmp_path / "a file" / "speed.json"
+    blocked.parent.write_text("not a folder")
+    assert machine_speed.speed(blocked) == pytest.approx(4) and len(calls) == 4
 
 
 def test_the_override_is_used_and_a_bad_one_is_named(tmp_path, monkeypatch):
