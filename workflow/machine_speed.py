@@ -49,6 +49,7 @@ CACHE = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "exp
 #: obtained): the fastest of three repeats.
 REFERENCE_SECONDS = {"torch": 0.401, "numpy": 0.194, "python": 0.193}
 
+
 def machine() -> str:
     """The CPU model and the number of CPUs this process may use."""
     model = platform.processor() or platform.machine()
@@ -59,7 +60,8 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{model}, {len(os.sched_getaffinity(0))} CPUs"
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count())
+    return f"{model}, {len(usable)} CPUs"
 
 
 def _torch_steps() -> None:
@@ -112,8 +114,11 @@ def calibrate(repeats: int = 3) -> dict[str, float]:
     """CPU seconds of each workload on one thread (the fastest of ``repeats``), measured in a new
     process whose BLAS and torch are limited to one thread before they load."""
     env = {**os.environ, **{name: "1" for name in THREAD_VARIABLES}}
-    done = subprocess.run([sys.executable, __file__, str(repeats)], env=env, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, __file__, str(repeats)], env=env, capture_output=True,
+                          text=True)
+    if done.returncode:
+        raise RuntimeError(f"the speed calibration failed ({Path(__file__).name}):\n"
+                           f"{done.stderr.strip()}")
     return json.loads(done.stdout)
 
 
@@ -124,10 +129,9 @@ def speed_of(seconds: dict[str, float]) -> float:
 
 
 def _key() -> str:
-    import numpy
-    import torch
+    from importlib.metadata import version  # the versions without importing torch
 
-    return f"{machine()}; torch {torch.__version__}; numpy {numpy.__version__}"
+    return f"{machine()}; torch {version('torch')}; numpy {version('numpy')}"
 
 
 def speed(cache: Path = CACHE) -> float:

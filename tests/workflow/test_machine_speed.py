@@ -48,3 +48,9 @@ def test_the_override_is_used_and_a_bad_one_is_named(tmp_path, monkeypatch):
         monkeypatch.setenv("EXPRESSIVITY_SPEED", bad)
         with pytest.raises(ValueError, match=f"EXPRESSIVITY_SPEED.*{bad}"):
             machine_speed.speed(tmp_path / "speed.json")
+
+
+def test_a_failed_calibration_says_so(monkeypatch):
+    monkeypatch.setattr(machine_speed.sys, "executable", "false")
+    with pytest.raises(RuntimeError, match="the speed calibration failed"):
+        machine_speed.calibrate(repeats=1)
