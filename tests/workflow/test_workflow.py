@@ -92,6 +92,8 @@ def test_plan_is_compared_with_every_compute_job(ci_run):
     assert len(rows) == len(records) > 0
     assert (rows["predicted_s"] > 0).all() and (rows["measured_s"] >= 0).all()
     assert set(rows["stage"]) == set(STAGES)
+    # every prediction at this machine's one measured speed (workflow/machine_speed.py)
+    assert rows["speed"].nunique() == 1 and rows["speed"].iloc[0] > 0
 
 
 def test_second_run_does_nothing(ci_run):

@@ -30,7 +30,7 @@ jobs = dry_run(snakemake.params.config, cwd=Path.cwd())
 records = measured(jobs, cwd=Path.cwd(), speed=here)
 rows = pd.DataFrame([{**r, "measured_s": busy_seconds(r)} for r in records],
                     columns=["rule", "stage", "wildcards", "threads", "predicted_s", "measured_s",
-                             "wall_s", "cpu_s", "mean_load", "max_rss_mb"])
+                             "wall_s", "cpu_s", "mean_load", "max_rss_mb", "speed"])
 rows["ratio"] = rows["measured_s"] / rows["predicted_s"]
 write_table(rows, snakemake.output.table)
 over = rows[rows["ratio"] > 2]
