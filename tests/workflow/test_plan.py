@@ -198,8 +198,9 @@ def test_a_measurement_supersedes_a_hand_seeded_figure_of_the_same_date(tmp_path
                     reason="no committed records of a default run")
 def test_the_cost_models_predict_the_committed_records_of_a_default_run():
     """Issue 29's standard, on the committed records of the latest default run: per compute job
-    measured (CPU time on a core) over predicted seconds has a median within [0.5, 2], and the
-    total is within 30 %; every record still names a job of the plan."""
+    measured (CPU time on a core) over predicted seconds (at the speed of the machine that made
+    the records) has a median within [0.5, 2], and the total is within 30 %; every record still
+    names a job of the plan."""
     _, _, median, total, missing = recorded_agreement(dry_run("config/config.yaml"))
     assert not missing, f"records of jobs the plan no longer has: {missing[:5]}"
     assert 0.5 <= median <= 2 and 0.7 <= total <= 1.3, (median, total)
