@@ -54,3 +54,25 @@ def test_a_failed_calibration_says_so(monkeypatch):
     monkeypatch.setattr(machine_speed.sys, "executable", "false")
     with pytest.raises(RuntimeError, match="the speed calibration failed"):
         machine_speed.calibrate(repeats=1)
+
+
+def test_the_reference_ratio_is_the_median_of_the_committed_records():
+    """``RECORDS_RATIO``, which turns the measured workload seconds into the reference machine's,
+    is the median over the jobs both committed records ran unchanged (at least ``min_cpu_s`` on
+    the faster machine) of the reference's CPU seconds over the faster machine's."""
+    import csv
+    import statistics
+
+    from plan import RECORDS
+
+    source = machine_speed.RECORDS_RATIO_SOURCE
+
+    def cpu_seconds(name):
+        with (RECORDS / source[name]).open() as handle:
+            return {(r["rule"], r["wildcards"]): float(r["cpu_s"]) for r in csv.DictReader(handle)}
+
+    slow, fast = cpu_seconds("reference"), cpu_seconds("measured")
+    ratios = [slow[job] / fast[job] for job in slow.keys() & fast.keys()
+              if job[0] not in source["changed_rules"] and fast[job] >= source["min_cpu_s"]]
+    assert len(ratios) >= 100
+    assert statistics.median(ratios) == pytest.approx(machine_speed.RECORDS_RATIO, abs=0.05)

@@ -111,7 +111,7 @@ def test_records_are_judged_at_the_speed_of_the_machine_that_made_them(tmp_path,
     assert recorded_agreement([sweep])[2] == 0.5
 
 
-def test_a_speed_that_is_not_positive_is_refused_before_any_work(monkeypatch):
+def test_a_speed_that_is_not_positive_is_refused_before_any_work():
     done = subprocess.run([sys.executable, str(ROOT / "workflow/plan.py"), "config/config.yaml",
                            "--speed", "0"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and "--speed must be a positive number, got 0" in done.stderr
