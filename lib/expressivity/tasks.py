@@ -11,10 +11,11 @@ loss and the accuracy count).
 - ``count_task``: a synthetic task that needs context, for Yun et al. 2020a, Sec. 5 (attention
   versus bilinear projection versus depth-wise separable convolution, and hybrids; [M], ours at toy
   scale): every token's label is the number of times it occurs in its sequence.
-- ``recall_task``: associative recall as a masked-token task ([O]), for the hybrids of Yun et al.
-  2020a, Sec. 5: key-value pairs, then a query key and a mask whose answer is the query's value.
-  Where the answer sits depends on the content, not on the position: an input-independent token
-  mixer (a bilinear projection, a convolution) has no fixed route to it.
+- ``recall_task``: multi-query associative recall as a masked-token task ([O]), for the hybrids
+  of Yun et al. 2020a, Sec. 5: key-value pairs, then every key asked once; where a query's answer
+  sits depends on the content, not on the position, and every position asks its own, so an
+  input-independent token mixer (a bilinear projection, a convolution) has no route to it, only
+  a pool of all pairs whose width must grow with their number.
 """
 
 from __future__ import annotations
@@ -68,29 +69,33 @@ def count_task(rng: np.random.Generator, batch: int, n: int, vocab: int, cap: in
 
 
 def recall_task(rng: np.random.Generator, batch: int, n: int, vocab: int):
-    """Associative recall as a masked-token task ([O]).
+    """Multi-query associative recall as a masked-token task ([O]).
 
-    ``m = n/2 - 1`` pairs ``(key, value)`` fill positions ``0..n-3`` (keys ``1..vocab``, distinct
-    within a sequence; values ``vocab+1..2 vocab``, drawn with replacement); position ``n-2`` holds
-    one of the keys (the query), position ``n-1`` the mask ``0``, scored alone: its target is the
-    query's value. Needs even ``n >= 4`` and ``vocab >= m``."""
+    The first half holds ``m = n/2`` key-value pairs, one token each: pair ``(k, v)`` is token
+    ``k vocab + v`` (keys ``0..vocab-1`` distinct within a sequence, values ``0..vocab-1`` drawn
+    with replacement). The second half asks every key once, in a random order: query ``k`` is token
+    ``vocab^2 + k`` and its target is the class ``v`` of its pair; only the second half is scored.
+    Needs even ``n >= 2`` and ``vocab >= n/2``.
+
+    Which position holds a query's pair depends on the content, and every position asks its own
+    query: a token mixing with input-independent weights can only pool the pairs, and a pool must
+    keep all ``m`` values (at least ``m log2(vocab)`` bits) at every query position, while
+    attention routes each query to its pair with a width of order ``log2(vocab)`` (the separation
+    behind multi-query recall, Arora et al. 2023, "Zoology" [S]; the task and sizes are ours)."""
     batch, n, vocab = _sizes(batch, n, vocab)
-    if n % 2 or n < 4:
-        raise ValueError(f"recall needs an even length n >= 4, got {n}")
-    pairs = n // 2 - 1
+    if n % 2 or n < 2:
+        raise ValueError(f"recall needs an even length n >= 2, got {n}")
+    pairs = n // 2
     if vocab < pairs:
-        raise ValueError(f"recall needs vocab >= n/2 - 1 = {pairs} distinct keys, got {vocab}")
-    keys = np.argsort(rng.random((batch, vocab)), axis=1)[:, :pairs] + 1
-    values = rng.integers(vocab + 1, 2 * vocab + 1, size=(batch, pairs))
-    asked = rng.integers(0, pairs, size=batch)
-    rows = np.arange(batch)
-    tokens = np.zeros((batch, n), dtype=np.int64)
-    tokens[:, 0:n - 2:2], tokens[:, 1:n - 2:2] = keys, values
-    tokens[:, n - 2] = keys[rows, asked]
-    targets = np.zeros((batch, n), dtype=np.int64)
-    targets[:, n - 1] = values[rows, asked]
+        raise ValueError(f"recall needs vocab >= n/2 = {pairs} distinct keys, got {vocab}")
+    keys = np.argsort(rng.random((batch, vocab)), axis=1)[:, :pairs]
+    values = rng.integers(0, vocab, size=(batch, pairs))
+    asked = np.argsort(rng.random((batch, pairs)), axis=1)
+    rows = np.arange(batch)[:, None]
+    tokens = np.concatenate([keys * vocab + values, vocab * vocab + keys[rows, asked]], axis=1)
+    targets = np.concatenate([np.zeros_like(values), values[rows, asked]], axis=1)
     scored = np.zeros((batch, n), dtype=bool)
-    scored[:, n - 1] = True
+    scored[:, pairs:] = True
     return tokens, targets, scored
 
 
@@ -105,7 +110,7 @@ def task_classes(task: str, vocab: int, cap: int = 6) -> tuple[int, int]:
     if task == "count":
         return vocab, cap + 1
     if task == "recall":
-        return 2 * vocab + 1, 2 * vocab + 1
+        return vocab * vocab + vocab, vocab
     raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
 
 

@@ -174,6 +174,8 @@ RELATIONS = [
              (f"{HYB}.d_model", f"{HYB}.heads")),
     Careless("copy-n-odd", {f"{COPY}.n": 9}, (f"{COPY}.n",)),
     Careless("hybrid-kernel-even", {f"{HYB}.recall_kernels": [16]}, (f"{HYB}.recall_kernels", "odd")),
+    Careless("recall-keys-below-pairs", {f"{HYB}.n": 16, f"{HYB}.recall_vocab": 7},
+             (f"{HYB}.n", f"{HYB}.recall_vocab", "distinct keys")),
     Careless("hybrid-depth-lowered", {f"{HYB}.depth": 1}, (f"{HYB}.attention_layers", f"{HYB}.depth")),
     Careless("attention-layers-without-zero", {f"{HYB}.attention_layers": [1, 4]},
              (f"{HYB}.attention_layers",)),

@@ -43,7 +43,7 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
                                                count["cell_accuracy_max"] - y], capsize=4)
     rec_ax.set_xlabel("attention layers kept on top (k)")
     rec_ax.set_ylabel("held-out accuracy (mean, lowest to highest seed)")
-    rec_ax.set_title("associative recall (content routing)", fontsize=9)
+    rec_ax.set_title("multi-query associative recall (content routing)", fontsize=9)
     cnt_ax.set_title("counting: convolutions alone (filled: at least one seed at the target)",
                      fontsize=9)
     cnt_ax.set_ylim(0, 1.05)

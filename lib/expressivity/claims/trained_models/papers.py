@@ -567,9 +567,9 @@ CLAIMS = [
         kind="finding", basis="measured spread", quantifier="mean",
         control="the majority-class baseline and the alternatives alone; " + PROTOCOL,
         paper=YA, where="Sec. 5 (alternatives to self-attention)",
-        statement="on associative recall (routing by content) each alternative alone (bilinear "
-                  "projections, depth-wise separable convolutions) stays below all attention "
-                  "after the learning-rate decay",
+        statement="on multi-query associative recall (routing by content) each alternative "
+                  "alone (bilinear projections, depth-wise separable convolutions) stays below "
+                  "all attention after the learning-rate decay",
         provenance=f"{YA} Sec. 5 message recalled [M]: the alternatives alone trail attention; "
                    "task and sizes ours [O]",
         metric="smallest over the alternatives of mean(all attention) - mean(alternative alone) "
