@@ -219,8 +219,8 @@ def _some_hybrid(recall_alternatives, count_kernels):
     return "the hybrid table needs recall alternatives or counting kernels (both are empty)"
 
 
-def _recall_keys(n, recall_vocab):
-    if recall_vocab >= n // 2:
+def _recall_keys(n, recall_vocab, recall_alternatives):
+    if recall_vocab >= n // 2 or not recall_alternatives:
         return None
     return f"recall needs recall_vocab >= n/2 = {n // 2} distinct keys per sequence"
 
@@ -439,7 +439,8 @@ RELATIONS: list[Relation] = [
     Relation((f"{TM}.hybrid.count_kernels",), _odd_kernels),
     Relation((f"{TM}.hybrid.recall_alternatives", f"{TM}.hybrid.count_kernels"), _some_hybrid),
     Relation((f"{TM}.hybrid.attention_layers", f"{TM}.hybrid.depth"), _hybrid_ends),
-    Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.recall_vocab"), _recall_keys),
+    Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.recall_vocab", f"{TM}.hybrid.recall_alternatives"),
+             _recall_keys),
     Relation((f"{TM}.sparsity.levels", f"{TM}.sparsity.n"), _levels_fit),
     Relation((f"{TM}.star_relay.d_models", f"{TM}.copy.heads"), _heads_divide),
     Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cases import CI, assert_refused, leaves
+from cases import CI, assert_refused, changed, leaves
 
-from config_schema import load_schema
+from config_schema import check_config, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = load_schema(ROOT / "workflow/schemas/config.schema.yaml")
@@ -220,3 +220,10 @@ CASES = generated() + RELATIONS
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_careless_config_is_refused_naming_the_key(case):
     assert_refused(case.change, case.named)
+
+
+def test_recall_keys_bind_only_where_recall_runs():
+    """Counting alone may be longer than twice recall's vocabulary; recall at that length may not."""
+    long = {f"{HYB}.n": 16, f"{HYB}.recall_vocab": 4}
+    check_config(changed({**long, f"{HYB}.recall_alternatives": []}))
+    assert_refused(long, (f"{HYB}.recall_vocab", "distinct keys"))

@@ -103,9 +103,9 @@ def star_rows(*, d_model: int | str, n: int | str, seed: int, threads: int, devi
 
 def hybrid_rows(*, task: str, alternative: str, kernel: int | str, k: int | str, seed: int,
                 threads: int, device: str, seeds: int, min_gain: float, lr_decay: float, n: int,
-                vocab: int, recall_vocab: int, depth: int, d_model: int, heads: int, lr: float | list[float],
-                batch: int, budget: int, every: int, window: int, eval_size: int,
-                log: logging.Logger | None = None) -> list[dict]:
+                vocab: int, recall_vocab: int, depth: int, d_model: int, heads: int,
+                lr: float | list[float], batch: int, budget: int, every: int, window: int,
+                eval_size: int, log: logging.Logger | None = None) -> list[dict]:
     """``depth - k`` layers of ``alternative`` (kernel ``kernel`` for a convolution, 0 otherwise)
     below ``k`` attention layers on ``task``: one row per run, with the task's majority-class
     accuracy. Counting draws ``vocab`` tokens, recall ``recall_vocab`` keys and values."""
