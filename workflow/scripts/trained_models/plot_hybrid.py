@@ -1,7 +1,7 @@
 """Figure: Yun et al. 2020a, Sec. 5 at our scale: held-out accuracy (mean over seeds, bars from
 the lowest to the highest seed) against the number k of attention layers kept on top of bilinear
-projections or convolutions, on associative recall (left); on counting, convolutions alone by
-kernel width (right); majority-class baselines drawn."""
+projections or convolutions, on multi-query associative recall (left); on counting, convolutions
+alone by kernel width (right); majority-class baselines drawn."""
 
 import pandas as pd
 
