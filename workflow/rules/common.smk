@@ -305,15 +305,6 @@ def job_device(resources, device):
     return lambda wildcards: device if resources["gpu"](wildcards) else "cpu"
 
 
-def longest_first(resources):
-    """The ``priority`` of every job of a rule from its ``resources`` (``planned``'s): its planned
-    minutes on a core or the GPU, rounded up, so that the longest jobs start first and the cores
-    finish together (as the sparse stage's searches do from their cost)."""
-    return lambda wildcards: math.ceil(
-        (resources["cpu_ms"](wildcards) + resources["gpu_ms"](wildcards)) / 60000
-    )
-
-
 def planned(
     stage, function, *sections, supplied=(), keys=None, given=None, device="cpu"
 ):

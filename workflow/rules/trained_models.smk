@@ -102,7 +102,6 @@ rule tm_memorize:
         f"results/benchmarks/{TM}/memorize_{{arm}}.tsv"
     wildcard_constraints:
         arm="|".join(TM_ARMS),
-    priority: longest_first(TM_MEMORIZE_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -133,7 +132,6 @@ rule tm_masked:
         f"results/benchmarks/{TM}/masked_{{arm}}.tsv"
     wildcard_constraints:
         arm="|".join(TM_ARMS),
-    priority: longest_first(TM_MASKED_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -168,7 +166,6 @@ rule tm_heads:
     wildcard_constraints:
         heads=r"\d+",
         size=r"\d+|d",
-    priority: longest_first(TM_HEADS_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -200,7 +197,6 @@ rule tm_width:
         f"results/benchmarks/{TM}/width_N{{N}}.tsv"
     wildcard_constraints:
         N=r"\d+",
-    priority: longest_first(TM_WIDTH_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -233,7 +229,6 @@ rule tm_copy:
     wildcard_constraints:
         pattern="[a-z_]+",
         depth=r"\d+",
-    priority: longest_first(TM_COPY_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -321,7 +316,6 @@ rule tm_sparsity:
         pattern="[a-z]+",
         configuration="[a-z]+",
         level=r"\d+",
-    priority: longest_first(TM_SPARSE_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -353,7 +347,6 @@ rule tm_star:
     wildcard_constraints:
         d_model=r"\d+",
         n=r"\d+",
-    priority: longest_first(TM_STAR_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -387,7 +380,6 @@ rule tm_hybrid:
         alternative="attention|bilinear|conv",
         kernel=r"\d+",
         k=r"\d+",
-    priority: longest_first(TM_HYBRID_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -442,7 +434,6 @@ rule tm_capacity:
         arm="|".join(CAPACITY_ARMS),
         N=r"\d+",
         a=r"[0-9.]+",
-    priority: longest_first(TM_CAP_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
