@@ -139,7 +139,8 @@ CALLS = [
     ("copy-rows-device-gpu", lambda: copy_rows(pattern="dense", depth=1,
                                                **{**ENCODER, "device": "gpu"}), "device"),
     ("hybrid-rows-k-negative", lambda: hybrid_rows(task="count", alternative="conv", kernel=3,
-                                                   k=-1, depth=2, recall_vocab=3, **ENCODER),
+                                                   k=-1, depth=2, recall_vocab=3, count_n=4,
+                                                   **ENCODER),
      "attention_layers"),
     ("heads-rows-heads-zero", lambda: heads_rows(heads=0, size=1, **HEADS), "heads"),
 ]

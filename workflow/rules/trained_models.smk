@@ -296,7 +296,9 @@ TM_STAR_PLAN = planned(
     supplied=["d_model", "n"],
     device=TM_DEVICE,
 )
-TM_HYBRID_PLAN = planned(TM, "cost.hybrid_cost", "hybrid", device=TM_DEVICE)
+TM_HYBRID_PLAN = planned(
+    TM, "cost.hybrid_cost", "hybrid", supplied=["task"], device=TM_DEVICE
+)
 FIGURES[TM]["sparsity"] = plot("sparsity")
 FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
 FIGURES[TM]["hybrid"] = plot("hybrid")

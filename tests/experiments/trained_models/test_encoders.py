@@ -19,12 +19,14 @@ def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
     assert 0 < rows[0]["majority"] < 1 and len(rows) == hybrid["seeds"] * len(hybrid["lr"])
 
 
-def test_recall_draws_its_own_vocabulary():
-    """Recall's keys and values come from ``recall_vocab``, counting's tokens from ``vocab``."""
+def test_recall_and_counting_draw_their_own_sizes():
+    """Recall's length and keys come from ``n`` and ``recall_vocab``, counting's from ``count_n``
+    and ``vocab``."""
     hybrid = {**TM_HYBRID, "budget": 10, "every": 5, "window": 5, "seeds": 1, "lr": [0.01],
-              "vocab": 3, "recall_vocab": 5}
+              "n": 8, "count_n": 6, "vocab": 3, "recall_vocab": 5}
     recall = hybrid_rows(task="recall", alternative="attention", kernel=0, k=hybrid["depth"],
                          **hybrid)
     count = hybrid_rows(task="count", alternative="conv", kernel=3, k=0, **hybrid)
-    assert {r["vocab"] for r in recall} == {5} and {r["vocab"] for r in count} == {3}
+    assert {(r["n"], r["vocab"]) for r in recall} == {(8, 5)}
+    assert {(r["n"], r["vocab"]) for r in count} == {(6, 3)}
     assert recall[0]["majority"] == 1 / 5

@@ -138,13 +138,16 @@ def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads
                     budget=budget, every=every, eval_size=eval_size, rates=rates)
 
 
-def hybrid_cost(*, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr, batch: int,
-                budget: int, every: int, window: int, min_gain: float, eval_size: int,
-                depth: int, rates: dict | None = None) -> tuple[float, int, float | None]:
-    """One hybrid of Yun et al. 2020a (attention counted for every layer: an upper bound)."""
+def hybrid_cost(*, task: str, seeds: int, n: int, count_n: int, vocab: int, d_model: int,
+                heads: int, lr, batch: int, budget: int, every: int, window: int,
+                min_gain: float, eval_size: int, depth: int,
+                rates: dict | None = None) -> tuple[float, int, float | None]:
+    """One hybrid of Yun et al. 2020a on ``task`` (length ``n`` for recall, ``count_n`` for
+    counting; attention counted for every layer: an upper bound)."""
     del vocab, heads, window, min_gain
-    return _encoder("hybrid", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr,
-                    batch=batch, budget=budget, every=every, eval_size=eval_size, rates=rates)
+    return _encoder("hybrid", seeds=seeds, layers=depth, n=n if task == "recall" else count_n,
+                    d_model=d_model, lr=lr, batch=batch, budget=budget, every=every,
+                    eval_size=eval_size, rates=rates)
 
 
 def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],

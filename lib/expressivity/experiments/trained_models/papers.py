@@ -103,19 +103,20 @@ def star_rows(*, d_model: int | str, n: int | str, seed: int, threads: int, devi
 
 def hybrid_rows(*, task: str, alternative: str, kernel: int | str, k: int | str, seed: int,
                 threads: int, device: str, seeds: int, min_gain: float, lr_decay: float, n: int,
-                vocab: int, recall_vocab: int, depth: int, d_model: int, heads: int,
+                count_n: int, vocab: int, recall_vocab: int, depth: int, d_model: int, heads: int,
                 lr: float | list[float], batch: int, budget: int, every: int, window: int,
                 eval_size: int, log: logging.Logger | None = None) -> list[dict]:
     """``depth - k`` layers of ``alternative`` (kernel ``kernel`` for a convolution, 0 otherwise)
     below ``k`` attention layers on ``task``: one row per run, with the task's majority-class
-    accuracy. Counting draws ``vocab`` tokens, recall ``recall_vocab`` keys and values."""
+    accuracy. Recall has length ``n`` and ``recall_vocab`` keys and values, counting length
+    ``count_n`` and ``vocab`` tokens."""
     k, kernel = wildcard("attention_layers", k, 0), wildcard("kernel", kernel, 0)
     if task not in ("recall", "count"):
         raise ValueError(f"unknown hybrid task {task!r}; use recall or count")
     if (alternative == "conv") != (kernel > 0):
         raise ValueError(f"kernel {kernel} with alternative {alternative!r}: a convolution has an "
                          "odd kernel >= 1, the other mixers kernel 0")
-    vocab = recall_vocab if task == "recall" else vocab
+    n, vocab = (n, recall_vocab) if task == "recall" else (count_n, vocab)
     dev = configure_torch(threads, device)
     mixers = (["attention"] * depth if alternative == "attention"
               else hybrid_mixers(alternative, k, depth))
