@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.attention import Head, self_attention
-from expressivity.sequence_encoder import SequenceEncoder, hybrid_mixers
+from torch.nn import functional as F
+
+from expressivity.sequence_encoder import (
+    DepthwiseSeparableConv,
+    SequenceEncoder,
+    generators,
+    hybrid_mixers,
+)
 from expressivity.transformer_models import TiedAttention, TokenClassifier, _normalise
 
 
@@ -98,6 +105,22 @@ def test_encoder_replicas_are_the_models_their_seeds_build_alone(mixers):
     with torch.no_grad():
         torch.testing.assert_close(both(tokens)[1], alone(tokens[1:])[0])
         assert not torch.allclose(both(tokens)[0], both(tokens[[1, 1]])[0])
+
+
+@pytest.mark.parametrize("n,kernel", [(7, 3), (7, 5), (4, 9), (1, 3)])
+def test_the_convolution_is_each_channels_zero_padded_convolution(n, kernel):
+    """``DepthwiseSeparableConv``'s band product gives, per replica and channel, the zero-padded
+    cross-correlation ``sum_t w[c, t] X[i + t - kernel // 2, c]`` (torch's ``conv1d``), also with
+    a kernel wider than the sequence."""
+    conv = DepthwiseSeparableConv(4, kernel, generators((1, 2)))
+    X = torch.randn(2, 3, n, 4, generator=torch.Generator().manual_seed(n * kernel))
+    with torch.no_grad():
+        mixed = conv(X) - conv.pointwise.b[:, None, None, :]
+        expected = torch.stack([
+            F.conv1d(X[r].transpose(1, 2), conv.depthwise[r, :, None, :], conv.depthwise_bias[r],
+                     padding=kernel // 2, groups=4).transpose(1, 2) @ conv.pointwise.W[r]
+            for r in range(2)])
+    torch.testing.assert_close(mixed, expected)
 
 
 def test_hybrid_mixers():
