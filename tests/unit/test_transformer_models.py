@@ -5,10 +5,9 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from expressivity.attention import Head, self_attention
 from torch.nn import functional as F
 
+from expressivity.attention import Head, self_attention
 from expressivity.sequence_encoder import (
     DepthwiseSeparableConv,
     SequenceEncoder,

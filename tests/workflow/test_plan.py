@@ -299,6 +299,31 @@ def test_trained_block_jobs_are_runs_of_cells_within_the_node_job_minutes():
                if j.stage == "universal_approximation") < 3600
 
 
+def test_gpu_jobs_go_first_so_that_the_gpu_does_not_wait_behind_cpu_jobs():
+    """Three cores, four 100 s CPU jobs and four GPU jobs of 50 s: started longest first, the GPU
+    jobs wait for the CPU jobs' first wave and the node takes 300 s; with the GPU jobs' priority
+    (``gpu_first``) one core feeds the GPU from the start, 200 s."""
+    cpu = [job(f"c{i}", 100) for i in range(4)]
+    gpu = [job(f"g{i}", 1000, gpu=True, gpu_s=50) for i in range(4)]
+    assert schedule(cpu + gpu, cores=3, gpus=1, on_node=True).seconds == 300
+    first = [replace(j, priority=100_000) for j in gpu]
+    assert schedule(cpu + first, cores=3, gpus=1, on_node=True).seconds == 200
+
+
+def test_the_paper_plan_feeds_the_gpu_first_and_runs_each_hybrid_learning_rate_apart():
+    """config/paper.yaml: every job placed on the GPU has a priority above every CPU job's; each
+    hybrid cell is one job per learning rate of its grid (the cell summarised by the gather)."""
+    jobs = dry_run("config/paper.yaml")
+    on_gpu = [j.priority for j in jobs if j.gpu]
+    assert on_gpu and min(on_gpu) > max(j.priority for j in jobs if not j.gpu)
+    hybrid = yaml.safe_load((ROOT / "config/paper.yaml").read_text())["trained_models"]["hybrid"]
+    rates = [dict(item.split("=") for item in j.wildcards.split(", "))["lr"]
+             for j in jobs if j.rule == "tm_hybrid"]
+    assert len(hybrid["lr"]) > 1
+    assert sorted(set(rates)) == sorted(repr(float(lr)) for lr in hybrid["lr"])
+    assert all(rates.count(lr) == len(rates) // len(hybrid["lr"]) for lr in set(rates))
+
+
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     """benchmarks/device_check.sh --dry: both halves' plumbing at toy sizes on the CPU (the GPU
     tests collected, not run); every figure written and summarised, no rates table (the figures

@@ -297,6 +297,20 @@ def chunked_jobs(points, cost, device):
     return jobs
 
 
+#: Added to the priority of a job placed on the GPU: above any CPU job's (the sparse searches'
+#: priorities are predicted minutes), so that on a GPU node a free core goes first to the next GPU
+#: job, and the GPU, which runs one job at a time, does not wait behind long CPU jobs.
+GPU_FIRST = 100_000
+
+
+def gpu_first(resources, priority=lambda wildcards: 0):
+    """The ``priority`` of the jobs of a rule with a GPU path, from its ``resources``
+    (``per_job``'s or ``planned``'s): the rule's own ``priority`` (0 by default), plus
+    ``GPU_FIRST`` where the job's ``gpu`` is 1."""
+    on_gpu = resources["gpu"]
+    return lambda wildcards: priority(wildcards) + GPU_FIRST * on_gpu(wildcards)
+
+
 def job_device(resources, device):
     """The ``device`` param of every job of a rule with a GPU path, from its ``resources``
     (``per_job``'s or ``planned``'s, for the stage's ``device``): ``device`` where the job's
@@ -344,9 +358,12 @@ def planned(
 # ---- declarations: each stage's tables and figures, stated once ---------------------------------
 
 
-def gathered(parts):
-    """A table concatenated, rows in order, from the tables of parallel jobs (``parts``)."""
-    return {"parts": list(parts)}
+def gathered(parts, cells=()):
+    """A table concatenated, rows in order, from the tables of parallel jobs (``parts``); with
+    ``cells`` (the columns that name a trained cell), parts that each hold some of a cell's
+    learning rates, whose cell summary is then recomputed over the whole cell
+    (``expressivity.experiments.trained_models.runs.cells_summarised``)."""
+    return {"parts": list(parts), "cells": list(cells)}
 
 
 #: A table written by a compute rule of the stage (whose output is ``table_output(stage, name)``).

@@ -68,14 +68,14 @@ if _problems:
 
 # The rules are made inside functions: a script: directive is evaluated when the job runs, so in a
 # plain loop every generated rule would run the script of the loop's last iteration.
-def gather_rule(stage, name, parts):
-    """Concatenate a gathered table from its parts."""
+def gather_rule(stage, name, spec):
+    """Concatenate a gathered table from its parts (and summarise its cells, ``gathered``)."""
 
     rule:
         name:
             f"{stage}_gather_{name}"
         input:
-            tables=parts,
+            tables=spec["parts"],
             lib=lib_deps(project_path("workflow/scripts/concat_tables.py")),
         output:
             table_output(stage, name),
@@ -85,6 +85,8 @@ def gather_rule(stage, name, parts):
             ENV
         resources:
             runtime=CHEAP_RUNTIME,
+        params:
+            cells=spec["cells"],
         script:
             "../scripts/concat_tables.py"
 
@@ -128,7 +130,7 @@ def stage_rule(stage):
 for _stage in STAGES:
     for _name, _spec in TABLES[_stage].items():
         if _spec is not COMPUTED:
-            gather_rule(_stage, _name, _spec["parts"])
+            gather_rule(_stage, _name, _spec)
     for _name, _spec in FIGURES[_stage].items():
         plot_rule(_stage, _name, _spec)
     stage_rule(_stage)

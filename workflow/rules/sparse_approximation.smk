@@ -58,6 +58,14 @@ sa_job_cost = lambda jobs: lambda wc: jobs[
 SA_SWEEP_RESOURCES, SA_MASS_RESOURCES = (
     per_job(sa_job_cost(jobs), SA_DEVICE) for jobs in (SA_SWEEP_JOBS, SA_MASS_JOBS)
 )
+# the longest jobs start first, so that the cores finish together (GPU jobs before all: gpu_first)
+SA_SWEEP_PRIORITY, SA_MASS_PRIORITY = (
+    gpu_first(resources, lambda wc, jobs=jobs: math.ceil(sa_job_cost(jobs)(wc)[0] / 60))
+    for jobs, resources in (
+        (SA_SWEEP_JOBS, SA_SWEEP_RESOURCES),
+        (SA_MASS_JOBS, SA_MASS_RESOURCES),
+    )
+)
 
 # the jl job's targets: the sweep's k at its n up to jl.n_max
 SA_JL = dict(
@@ -154,8 +162,7 @@ rule sa_sweep:
         k=r"\d+",
         first=r"\d+",
         last=r"\d+",
-    # the longest jobs start first, so that the cores finish together
-    priority: lambda wc: math.ceil(sa_job_cost(SA_SWEEP_JOBS)(wc)[0] / 60)
+    priority: SA_SWEEP_PRIORITY
     conda:
         ENV
     resources:
@@ -186,7 +193,7 @@ rule sa_mass:
         k=r"\d+",
         first=r"\d+",
         last=r"\d+",
-    priority: lambda wc: math.ceil(sa_job_cost(SA_MASS_JOBS)(wc)[0] / 60)
+    priority: SA_MASS_PRIORITY
     conda:
         ENV
     resources:
@@ -367,6 +374,7 @@ rule sa_optimised:
         f"{SA_BENCH}/optimised_k{{k}}.tsv"
     wildcard_constraints:
         k=r"\d+",
+    priority: gpu_first(SA_OPTIMISED_PLAN)
     conda:
         ENV
     resources:
@@ -399,6 +407,7 @@ rule sa_frontier:
         f"{SA_BENCH}/frontier_k{{k}}.tsv"
     wildcard_constraints:
         k=r"\d+",
+    priority: gpu_first(SA_FRONTIER_PLAN)
     conda:
         ENV
     resources:

@@ -5,6 +5,7 @@
 # one protocol (early stopping at the target, one learning-rate decay and a second window before a
 # plateau, a budget; each task family has its own budget, window and evaluation interval).
 from expressivity.experiments.trained_models import ARMS as TM_ARMS
+from expressivity.experiments.trained_models.runs import learning_rates, lr_name
 
 TM = "trained_models"
 TM_CFG = config[TM]
@@ -102,6 +103,7 @@ rule tm_memorize:
         f"results/benchmarks/{TM}/memorize_{{arm}}.tsv"
     wildcard_constraints:
         arm="|".join(TM_ARMS),
+    priority: gpu_first(TM_MEMORIZE_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -132,6 +134,7 @@ rule tm_masked:
         f"results/benchmarks/{TM}/masked_{{arm}}.tsv"
     wildcard_constraints:
         arm="|".join(TM_ARMS),
+    priority: gpu_first(TM_MASKED_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -166,6 +169,7 @@ rule tm_heads:
     wildcard_constraints:
         heads=r"\d+",
         size=r"\d+|d",
+    priority: gpu_first(TM_HEADS_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -197,6 +201,7 @@ rule tm_width:
         f"results/benchmarks/{TM}/width_N{{N}}.tsv"
     wildcard_constraints:
         N=r"\d+",
+    priority: gpu_first(TM_WIDTH_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -229,6 +234,7 @@ rule tm_copy:
     wildcard_constraints:
         pattern="[a-z_]+",
         depth=r"\d+",
+    priority: gpu_first(TM_COPY_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -284,8 +290,17 @@ TABLES[TM]["star_bottleneck"] = gathered(
         n=TM_CFG["star_relay"]["ns"],
     )
 )
+# each learning rate of a hybrid cell is a job of its own (the cell's summary is made when the
+# table is gathered): the paper config's hybrids are its longest CPU jobs, and split this way they
+# pack onto a node's cores and shorten the SLURM critical path by the length of the grid
+TM_HYBRID_LRS = [lr_name(lr) for lr in learning_rates(TM_HYBRID["lr"])]
 TABLES[TM]["hybrid"] = gathered(
-    f"{TM_RES}/hybrid/{t}_{a}{kern}_k{k}.csv" for t, a, kern, k in TM_HYBRID_CELLS
+    (
+        f"{TM_RES}/hybrid/{t}_{a}{kern}_k{k}_lr{lr}.csv"
+        for t, a, kern, k in TM_HYBRID_CELLS
+        for lr in TM_HYBRID_LRS
+    ),
+    cells=["task", "alternative", "kernel", "attention_layers"],
 )
 TM_SPARSE_PLAN = planned(TM, "cost.copy_cost", "sparsity", "copy", device=TM_DEVICE)
 TM_STAR_PLAN = planned(
@@ -297,7 +312,7 @@ TM_STAR_PLAN = planned(
     device=TM_DEVICE,
 )
 TM_HYBRID_PLAN = planned(
-    TM, "cost.hybrid_cost", "hybrid", supplied=["task"], device=TM_DEVICE
+    TM, "cost.hybrid_cost", "hybrid", supplied=["task", "lr"], device=TM_DEVICE
 )
 FIGURES[TM]["sparsity"] = plot("sparsity")
 FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
@@ -318,6 +333,7 @@ rule tm_sparsity:
         pattern="[a-z]+",
         configuration="[a-z]+",
         level=r"\d+",
+    priority: gpu_first(TM_SPARSE_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -349,6 +365,7 @@ rule tm_star:
     wildcard_constraints:
         d_model=r"\d+",
         n=r"\d+",
+    priority: gpu_first(TM_STAR_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -368,20 +385,23 @@ rule tm_star:
 
 
 rule tm_hybrid:
-    """One hybrid of Yun et al. 2020a, Sec. 5: k attention layers on top of an alternative."""
+    """One hybrid of Yun et al. 2020a, Sec. 5: k attention layers on top of an alternative, at one
+    learning rate."""
     input:
         lib=script_deps(TM, "hybrid"),
     output:
-        f"{TM_RES}/hybrid/{{task}}_{{alternative}}{{kernel}}_k{{k}}.csv",
+        f"{TM_RES}/hybrid/{{task}}_{{alternative}}{{kernel}}_k{{k}}_lr{{lr}}.csv",
     log:
-        f"logs/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.log",
+        f"logs/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}_lr{{lr}}.log",
     benchmark:
-        f"results/benchmarks/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}.tsv"
+        f"results/benchmarks/{TM}/hybrid_{{task}}_{{alternative}}{{kernel}}_k{{k}}_lr{{lr}}.tsv"
     wildcard_constraints:
         task="recall|count",
         alternative="attention|bilinear|conv",
         kernel=r"\d+",
         k=r"\d+",
+        lr=r"[0-9.e+-]+",
+    priority: gpu_first(TM_HYBRID_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]
@@ -392,7 +412,7 @@ rule tm_hybrid:
             TM,
             "papers.hybrid_rows",
             "hybrid",
-            supplied=["task", "alternative", "kernel", "k"],
+            supplied=["task", "alternative", "kernel", "k", "lr"],
             given={"device": job_device(TM_HYBRID_PLAN, TM_DEVICE)},
         ),
     script:
@@ -436,6 +456,7 @@ rule tm_capacity:
         arm="|".join(CAPACITY_ARMS),
         N=r"\d+",
         a=r"[0-9.]+",
+    priority: gpu_first(TM_CAP_PLAN)
     conda:
         ENV
     threads: TM_CFG["threads"]

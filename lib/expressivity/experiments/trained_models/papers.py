@@ -1,7 +1,8 @@
 """The papers' own experiments at our scale: Yun et al. 2020b's sparsity sweep and STAR's relay,
 and Yun et al. 2020a's hybrid curve (Sec. 5). Each job is one cell (its seeds, every learning rate
-of the grid) trained under the stage's protocol with early stopping at ``tasks.LEARNED_ACCURACY``
-held-out token accuracy (``encoders._cell``), one row per run.
+of the grid; a hybrid's job one learning rate, its cell summarised when the table is gathered,
+``runs.cells_summarised``) trained under the stage's protocol with early stopping at
+``tasks.LEARNED_ACCURACY`` held-out token accuracy (``encoders._cell``), one row per run.
 
 - ``sparsity_rows``: the copying task with ``pattern`` (``strided``, ``fixed``) in ``configuration``
   (``alternating``, ``union``) at level ``level`` (its window or block size ``w``), ``random``
@@ -104,12 +105,13 @@ def star_rows(*, d_model: int | str, n: int | str, seed: int, threads: int, devi
 def hybrid_rows(*, task: str, alternative: str, kernel: int | str, k: int | str, seed: int,
                 threads: int, device: str, seeds: int, min_gain: float, lr_decay: float, n: int,
                 count_n: int, vocab: int, recall_vocab: int, depth: int, d_model: int, heads: int,
-                lr: float | list[float], batch: int, budget: int, every: int, window: int,
+                lr: float | str | list[float], batch: int, budget: int, every: int, window: int,
                 eval_size: int, log: logging.Logger | None = None) -> list[dict]:
     """``depth - k`` layers of ``alternative`` (kernel ``kernel`` for a convolution, 0 otherwise)
-    below ``k`` attention layers on ``task``: one row per run, with the task's majority-class
-    accuracy. Recall has length ``n`` and ``recall_vocab`` keys and values, counting length
-    ``count_n`` and ``vocab`` tokens."""
+    below ``k`` attention layers on ``task`` at the learning rates ``lr`` (the workflow's job: one,
+    its wildcard): one row per run, with the task's majority-class accuracy. Recall has length
+    ``n`` and ``recall_vocab`` keys and values, counting length ``count_n`` and ``vocab``
+    tokens."""
     k, kernel = wildcard("attention_layers", k, 0), wildcard("kernel", kernel, 0)
     if task not in ("recall", "count"):
         raise ValueError(f"unknown hybrid task {task!r}; use recall or count")

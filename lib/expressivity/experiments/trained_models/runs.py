@@ -7,7 +7,8 @@
 - ``cell_rows``: the rows of one cell (one per run) with the cell's summary over seeds and
   learning rates (``expressivity.training_protocol.cell_summary``: existence, reliability with its
   Wilson interval, every-seed verdict, mean, spread, steps to the target) and the protocol's
-  settings, so every table records its budget and window;
+  settings, so every table records its budget and window; ``cells_summarised`` recomputes that
+  summary where a cell's learning rates ran as jobs of their own (``lr_name`` names them);
 - ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log).
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+
+import pandas as pd
 
 from expressivity.arguments import integer
 from expressivity.joblog import Progress
@@ -48,12 +51,41 @@ def protocol(*, target: float, budget: int, every: int, window: int, min_gain: f
                     decay=lr_decay)
 
 
-def learning_rates(lr: float | Sequence[float]) -> list[float]:
-    """The learning-rate grid of a job: a list, or one number."""
-    grid = [float(x) for x in (lr if isinstance(lr, (list, tuple)) else [lr])]
+def learning_rates(lr: float | str | Sequence[float]) -> list[float]:
+    """The learning-rate grid of a job: a list, one number, or one number as a job's wildcard
+    (``lr_name``)."""
+    try:
+        grid = [float(x) for x in (lr if isinstance(lr, (list, tuple)) else [lr])]
+    except ValueError:
+        grid = []
     if not grid or any(not 0 < x < float("inf") for x in grid):
         raise ValueError(f"lr must be a number > 0 or a non-empty list of them, got {lr!r}")
     return grid
+
+
+def lr_name(lr: float) -> str:
+    """A learning rate as a job's wildcard: the shortest text that reads back as the same float,
+    so distinct rates name distinct jobs."""
+    return repr(float(lr))
+
+
+def cells_summarised(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """``table`` (rows of runs from jobs that each trained some of a cell's learning rates) with
+    every cell's summary (``cell_summary``) recomputed over all its rows, a cell being the rows
+    that agree on ``keys``: the summary one job over the cell's whole grid would have written."""
+    missing = sorted(set(keys) - set(table.columns))
+    if missing:
+        raise ValueError(f"the runs have no column {', '.join(missing)} to group cells by")
+    summaries = {}
+    for _, cell in table.groupby(list(keys), sort=False, dropna=False):
+        runs = [{k: (None if k == "longest_stall" and pd.isna(v) else v) for k, v in run.items()}
+                for run in cell.to_dict("records")]
+        summaries.update(dict.fromkeys(cell.index, cell_summary(runs)))
+    summary = pd.DataFrame.from_dict(summaries, orient="index").loc[table.index]
+    table = table.copy()
+    for column in summary:
+        table[column] = summary[column]
+    return table
 
 
 def cell_rows(runs: list[dict], proto: Protocol, **cell) -> list[dict]:
