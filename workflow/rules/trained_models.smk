@@ -316,7 +316,7 @@ TM_HYBRID_PLAN = planned(
 )
 FIGURES[TM]["sparsity"] = plot("sparsity")
 FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
-FIGURES[TM]["hybrid"] = plot("hybrid")
+FIGURES[TM]["hybrid"] = plot("hybrid", verdict=True)
 
 
 rule tm_sparsity:

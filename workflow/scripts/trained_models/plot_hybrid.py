@@ -1,22 +1,26 @@
 """Figure: Yun et al. 2020a, Sec. 5 at our scale: held-out accuracy (mean over seeds, bars from
 the lowest to the highest seed) against the number k of attention layers kept on top of bilinear
 projections or convolutions, on multi-query associative recall (left); on counting, convolutions
-alone by kernel width (right); majority-class baselines drawn."""
+alone by kernel width (right); majority-class baselines drawn; the title states the verdicts of
+the claims drawn here."""
 
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["task", "alternative", "kernel", "attention_layers", "depth",
+df = read_table(snakemake.input.hybrid, ["task", "alternative", "kernel", "attention_layers", "depth",
                                      "cell_accuracy_mean", "cell_accuracy_min",
-                                     "cell_accuracy_max", "cell_existence", "majority", "target"])
+                                     "cell_accuracy_max", "cell_existence", "majority", "target",
+                                     "n", "vocab"])
 cells = df.groupby(["task", "alternative", "kernel", "attention_layers"], sort=False,
                    as_index=False).first()
-with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
+with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
     recall = cells[cells["task"] == "recall"]
     full = recall[recall["alternative"] == "attention"]
     for i, ((alt, kernel), part) in enumerate(recall[recall["alternative"] != "attention"]
@@ -42,10 +46,14 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
                    edgecolor=PALETTE[0], yerr=[y - count["cell_accuracy_min"],
                                                count["cell_accuracy_max"] - y], capsize=4)
     rec_ax.set_xlabel("attention layers kept on top (k)")
+    rec_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     rec_ax.set_ylabel("held-out accuracy (mean, lowest to highest seed)")
-    rec_ax.set_title("multi-query associative recall (content routing)", fontsize=9)
-    cnt_ax.set_title("counting: convolutions alone (filled: at least one seed at the target)",
-                     fontsize=9)
+    sizes = {task: f" at n = {part['n'].iloc[0]}" for task, part in cells.groupby("task")}
+    keys = f", {recall['vocab'].iloc[0]} keys" if len(recall) else ""
+    rec_ax.set_title(f"multi-query associative recall{sizes.get('recall', '')}{keys} (content "
+                     "routing)", fontsize=9)
+    cnt_ax.set_title(f"counting{sizes.get('count', '')}: convolutions alone (filled: some seed "
+                     "at the target)", fontsize=9)
     cnt_ax.set_ylim(0, 1.05)
     if recall.empty:
         rec_ax.text(0.5, 0.5, "recall not run in this config\n(config/paper.yaml runs it)",
@@ -53,6 +61,8 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (rec_ax, cnt_ax)):
     for ax in (rec_ax, cnt_ax):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
-    fig.suptitle(f"Hybrids of depth {cells['depth'].iloc[0]}: attention on top of alternatives, "
-                 f"{df['seed_index'].nunique()} seeds", fontsize=9)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/hybrid")
+    fig.suptitle("\n".join([f"Hybrids of depth {cells['depth'].iloc[0]}: attention on top of "
+                            f"alternatives, {df['seed_index'].nunique()} seeds", *verdicts]),
+                 fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)
