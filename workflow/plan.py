@@ -11,7 +11,8 @@ memory and the longest job, then the wall time of the whole run
 * on this machine (its cores, no GPU: every job on a core), the predictions divided by its speed
   against the machine the cost models were fitted on (``machine_speed``: measured once, cached),
 * on one GPU node (``node.cores`` cores and one ``node.gpu``: jobs on cores in parallel, GPU jobs
-  one at a time), at the GPU's measured rates (``benchmarks/device_rates.csv``),
+  one at a time and before any waiting CPU job, their priority), at the GPU's measured rates
+  (``benchmarks/device_rates.csv``),
 * under SLURM with as many nodes as jobs: the critical path, the longest chain of jobs,
 
 each by replaying the dependency graph with its predicted times (``schedule``). A job without a
@@ -255,7 +256,7 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str, here_sp
         "times the speed of the machine the cost models were fitted on, workflow/machine_speed.py):"
         f" {_hours(here.seconds)}",
         f"one GPU node ({node['cores']} cores + 1 {gpu}; CPU jobs in parallel on the cores, GPU "
-        f"jobs one at a time): {_hours(node_run.seconds)} ({gpu_note}); the "
+        f"jobs one at a time, first): {_hours(node_run.seconds)} ({gpu_note}); the "
         f"{len(CONSTRUCTIONS)} construction stages together "
         f"{_hours(parts['constructions'])}, the trained models {_hours(parts['trained models'])}",
         f"SLURM critical path (a node for every job; the longest chain of jobs): "
