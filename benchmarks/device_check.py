@@ -154,7 +154,7 @@ def search_half(out: Path, scratch: Path, dry: bool) -> dict:
 
 
 def training_half(out: Path, scratch: Path, dry: bool) -> dict:
-    from trained_models import copy_rate, memorization_rate
+    from trained_models import copy_rate, memorization_rate, minibatch_rate
 
     from expressivity.experiments.sparse_approximation.cost import series_trial_work
 
@@ -174,7 +174,8 @@ def training_half(out: Path, scratch: Path, dry: bool) -> dict:
                                                     for name, seconds in planned.items()},
                           "d_min": [r["d_min"] for r in paper["rows"]], "horizons": work.horizons}
     steps = 3 if dry else 300
-    for name, fn in (("memorization", memorization_rate), ("copy", copy_rate)):
+    for name, fn in (("memorization", memorization_rate), ("minibatch", minibatch_rate),
+                     ("copy", copy_rate)):
         fn(max(2, steps // 10), seed=DEFAULT["seed"], threads=1, device=device)  # warm up
         rate, model, used = fn(steps, seed=DEFAULT["seed"], threads=1, device=device)
         found[name] = {"steps_per_s": rate, "cpu_cost_model_steps_per_s": model, "device": used}
@@ -184,12 +185,15 @@ def training_half(out: Path, scratch: Path, dry: bool) -> dict:
              " seeds side by side: seconds per Adam step over the depth"),
             ("memorization_step_s", 1 / found["memorization"]["steps_per_s"],
              "memorization arm (uniform) of config/config.yaml, seeds side by side: seconds per "
-             "full-batch epoch")]
+             "full-batch epoch"),
+            ("minibatch_step_s", 1 / found["minibatch"]["steps_per_s"],
+             "capacity arm sgd of config/config.yaml at its largest N and width, seeds side by "
+             "side: seconds per minibatch step (evaluations included)")]
     summary = [f"paper job n={n} k=1 on {paper['device']}: {paper['trial_s']:.2f} s a trial after "
                f"the first ({paper['start_s']:.1f} s before it); planned " + ", ".join(
                    f"{seconds:.2f} s at the {name} rates" for name, seconds in planned.items())]
     summary += [f"{name} on {found[name]['device']}: {1000 / found[name]['steps_per_s']:.1f} ms a "
-                "step" for name in ("memorization", "copy")]
+                "step" for name in ("memorization", "minibatch", "copy")]
     return {"figures": found, "rates": rows, "device": found["copy"]["device"],
             "summary": summary}
 

@@ -99,6 +99,7 @@ if [ "$half" = all ] || [ "$half" = search ]; then
     # on the CPU (--dry) the GPU tests are collected, not run: the plumbing only
     step gpu_unit_tests 120 "$PYTHON" -m pytest -q -p no:cacheprovider ${dry:+--collect-only} \
         tests/unit/test_torch_search.py tests/unit/test_torch_runtime.py tests/unit/test_training.py \
+        tests/unit/test_minibatch_memorization.py \
         || status=1
     step search 210 "$PYTHON" benchmarks/device_check.py search "$OUT" ${dry:+"$dry"} || status=1
 fi

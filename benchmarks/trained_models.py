@@ -110,22 +110,32 @@ print(json.dumps({"ms_per_step": 1000 * (clock() - start) / steps,
 """
 
 
-def _rate(kind: str, job, cost_of, steps: int, section: str, **run) -> tuple[float, float, str]:
-    """Steps per second of one default-config job of ``kind`` run in this process for ``steps``
-    steps (a learning rate too small to reach anything; evaluations at half and at the end), the
-    cost model's steps per second for the same job, and the device it ran on."""
+def _rate(kind: str, job, cost_of, steps: int, section: str, cell: dict,
+          **run) -> tuple[float, float, str]:
+    """Steps per second of one default-config job of ``kind`` (``cell``: its wildcards, given to
+    the job and, where it takes them, to the cost model) run in this process for ``steps`` steps (a
+    learning rate too small to reach anything; evaluations at half and at the end; one width where
+    the job has a grid of them), the cost model's steps per second for the same job, and the
+    device it ran on."""
     from expressivity.experiments.trained_models import cost
 
     half = max(1, steps // 2)
-    settings = {k: v for k, v in TM[section].items() if k not in ("patterns", "depths")}
-    settings.update(lr=[1e-9], budget=2 * half, every=half, window=half, min_gain=0.0)
+    settings = {k: v for k, v in TM[section].items() if k not in ("patterns", "depths", "arms")
+                and k not in cell}
+    settings.update(lr=[1e-9], adam_lr=[1e-9], budget=2 * half, every=half, window=half,
+                    min_gain=0.0)
+    for grid in ("widths", "control_widths"):
+        if grid in settings:
+            settings[grid] = [max(settings[grid])]
+    params = inspect.signature(job).parameters
     start = time.perf_counter()
-    out = job(seeds=TM["seeds"], lr_decay=TM["lr_decay"], **run, **settings)
+    out = job(seeds=TM["seeds"], lr_decay=TM["lr_decay"], **cell, **run,
+              **{k: v for k, v in settings.items() if k in params})
     seconds = time.perf_counter() - start
     rows = out[1] if isinstance(out, tuple) else out
-    keys = [k for k in inspect.signature(cost_of).parameters if k in settings]
-    planned = cost_of(seeds=TM["seeds"], **{k: settings[k] for k in keys},
-                      **({"depth": 4} if kind == "copy" else {}))[0]
+    wanted = inspect.signature(cost_of).parameters
+    planned = cost_of(seeds=TM["seeds"], **{k: v for k, v in {**settings, **cell}.items()
+                                           if k in wanted})[0]
     per_step = (planned - cost.START_SECONDS) / cost.BUDGET_USED[kind] / (2 * half)
     return 2 * half / seconds, 1 / per_step, rows[0]["device"]
 
@@ -136,8 +146,19 @@ def memorization_rate(steps: int, **run) -> tuple[float, float, str]:
     from expressivity.experiments.trained_models.cost import memorization_cost
     from expressivity.experiments.trained_models.memorization import memorization_rows
 
-    return _rate("memorization", lambda **kw: memorization_rows(arm="uniform", **kw),
-                 memorization_cost, steps, "memorization", **run)
+    return _rate("memorization", memorization_rows, memorization_cost, steps, "memorization",
+                 {"arm": "uniform"}, **run)
+
+
+def minibatch_rate(steps: int, **run) -> tuple[float, float, str]:
+    """Minibatch steps per second of the capacity experiment's SGD arm at its largest N and width
+    (its seeds side by side) and the cost model's."""
+    from expressivity.experiments.trained_models.capacity import capacity_rows
+    from expressivity.experiments.trained_models.cost import capacity_cost
+
+    cap = TM["capacity"]
+    return _rate("capacity", capacity_rows, capacity_cost, steps, "capacity",
+                 {"arm": "sgd", "N": max(cap["N"]), "a": min(cap["a"])}, **run)
 
 
 def copy_rate(steps: int, **run) -> tuple[float, float, str]:
@@ -146,8 +167,8 @@ def copy_rate(steps: int, **run) -> tuple[float, float, str]:
     from expressivity.experiments.trained_models.cost import copy_cost
     from expressivity.experiments.trained_models.encoders import copy_rows
 
-    return _rate("copy", lambda **kw: copy_rows(pattern="strided", depth=4, **kw), copy_cost,
-                 steps, "copy", **run)
+    return _rate("copy", copy_rows, copy_cost, steps, "copy",
+                 {"pattern": "strided", "depth": 4}, **run)
 
 
 def cells() -> list[tuple[str, str, int]]:

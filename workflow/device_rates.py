@@ -8,9 +8,10 @@ the config names (``node.gpu``, matched in the device's name), the latest value 
 
 Quantities (``QUANTITIES``): a GPU job's start (process, imports, CUDA context, first kernels,
 until its first trial); a sweep trial's fixed seconds and the search's rate at large n (``2 n^2
-d_max`` flops per second, checks included); seconds per training step (one encoder layer, the
-seeds side by side; one full-batch memorization epoch); and, for the record, a plain float64
-product's rate on the same device, against which the search's is judged.
+d_max`` flops per second, checks included); seconds per training step, the seeds side by side
+(one encoder layer; one full-batch memorization epoch; one minibatch step of the capacity
+experiment); and, for the record, a plain float64 product's rate on the same device, against which
+the search's is judged.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ QUANTITIES = {
     "search_kernel_flops": ("FLOP/s", "the torch search's rate (2 n^2 d_max flops per second)"),
     "encoder_layer_step_s": ("s", "one Adam step of one encoder layer, seeds side by side"),
     "memorization_step_s": ("s", "one full-batch memorization epoch, seeds side by side"),
+    "minibatch_step_s": ("s", "one minibatch memorization step (capacity), seeds side by side"),
     "plain_fp64_flops": ("FLOP/s", "a plain float64 product of the same shape"),
 }
 #: Quantities a plan needs.
 PLANNING = ("gpu_job_start_s", "sweep_trial_fixed_s", "search_kernel_flops",
-            "encoder_layer_step_s", "memorization_step_s")
+            "encoder_layer_step_s", "memorization_step_s", "minibatch_step_s")
 
 
 def read(path: Path = TABLE) -> list[dict]:

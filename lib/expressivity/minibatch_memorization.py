@@ -12,7 +12,10 @@ training set):
   optimiser ``replica_training.train_replicas`` builds from a factory;
 - ``memorize_minibatch``: the training job. The order of the sequences is drawn from ``order_rng``
   (one permutation per epoch) and shared by the replicas: seeds differ by their initial weights, a
-  seed's run does not depend on which seeds train beside it.
+  seed's run does not depend on which seeds train beside it. On a CUDA device each step (the
+  minibatch's rows gathered on the device, forward, backward, optimiser) is a CUDA graph, as in
+  ``training.memorize`` (``graphs``, default: on CUDA): the GPU's cost model plans these jobs at
+  the captured memorization step's measured rate.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
 from expressivity.joblog import Progress
 from expressivity.replica_training import FlatReplicas, ReplicaAdam, train_replicas
-from expressivity.training import ClassifierReplicas, token_losses
+from expressivity.training import ClassifierReplicas, cuda_graphs, token_losses
 from expressivity.training_protocol import Protocol
 from expressivity.transformer_models import SIGMAS, TokenClassifier
 
@@ -96,13 +99,15 @@ def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
                        order_rng: np.random.Generator, eval_sequences: int, momentum: float = 0.9,
                        heads: int = 1, head_size: int = 1, sigma: str = "softmax",
                        dtype: torch.dtype = torch.float32, device: torch.device | None = None,
-                       progress: Progress | None = None, done_before: float = 0.0) -> dict:
+                       graphs: bool | None = None, progress: Progress | None = None,
+                       done_before: float = 0.0) -> dict:
     """Train one ``TokenClassifier`` per seed on ``ds`` in minibatches of ``batch`` sequences
     with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) until each stops under
     ``protocol`` (steps; training accuracy every ``protocol.every`` steps, over the whole set
     ``eval_sequences`` sequences at a time, so a paper-size forward pass fits). ``heads = 0``: no
-    attention. Returns ``{"runs": [per seed: the monitor's result and "w", "lam" at the stop (None
-    without attention)], "ffn_parameters", "attention_parameters"}``."""
+    attention; ``graphs``: the steps as CUDA graphs (default: on CUDA). Returns ``{"runs": [per
+    seed: the monitor's result and "w", "lam" at the stop (None without attention)],
+    "ffn_parameters", "attention_parameters"}``."""
     if optimiser not in OPTIMISERS:
         raise ValueError(f"optimiser must be one of {OPTIMISERS}, got {optimiser!r}")
     if sigma not in SIGMAS:
@@ -118,5 +123,6 @@ def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
     monitors, _ = train_replicas(c.params, _MiniBatches(c.model, c.X, c.y, sigma, batch, order_rng,
                                                                eval_sequences),
                                  protocol, lr, optimizer=factory, on_stop=c.snapshot,
-                                 progress=progress, done_before=done_before)
+                                 graphs=cuda_graphs(graphs, c.device), progress=progress,
+                                 done_before=done_before)
     return {"runs": c.runs(monitors), **c.sizes}

@@ -60,7 +60,7 @@ def _check_protocol(protocol) -> None:
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
 
 
-def _graphs(graphs: bool | None, device: torch.device, default: bool = True) -> bool:
+def cuda_graphs(graphs: bool | None, device: torch.device, default: bool = True) -> bool:
     """Whether the steps run as CUDA graphs: ``graphs``, or when None ``default`` on CUDA."""
     if graphs is None:
         return default and device.type == "cuda"
@@ -162,7 +162,7 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
     c = ClassifierReplicas(ds, width=width, heads=heads, head_size=head_size, w_fixed=w_fixed,
                            causal=causal, dtype=dtype, seeds=seeds, device=device)
     monitors, curves = train_replicas(c.params, _FullBatch(c.model, c.X, c.y, sigma), protocol, lr,
-                                      on_stop=c.snapshot, graphs=_graphs(graphs, c.device),
+                                      on_stop=c.snapshot, graphs=cuda_graphs(graphs, c.device),
                                       progress=progress, done_before=done_before)
     curve = [{"seed": seed, "epoch": p["step"], "loss": p["loss"], "accuracy": p["accuracy"]}
              for seed, points in zip(c.seeds, curves, strict=True) for p in points]
@@ -252,7 +252,7 @@ def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab:
     job = _FreshBatches(model, sampler, list(rngs), test, n=n, vocab=vocab, batch=batch,
                         every=protocol.every, device=device)
     monitors, curves = train_replicas(params, job, protocol, lr,
-                                      graphs=_graphs(graphs, device, ENCODER_GRAPHS),
+                                      graphs=cuda_graphs(graphs, device, ENCODER_GRAPHS),
                                       progress=progress, done_before=done_before)
     size = params.parameters_per_replica()
     return [{**m.result(), "curve": curve, "parameters": size}

@@ -71,3 +71,24 @@ def test_no_attention_has_no_weights_and_sgd_runs():
 def test_bad_arguments_refused(kw, match):
     with pytest.raises(ValueError, match=match):
         _run(**kw)
+
+
+def test_cuda_graphs_are_refused_without_a_gpu_device():
+    with pytest.raises(ValueError, match="graphs"):
+        _run(graphs=True)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+@pytest.mark.parametrize(("optimiser", "sigma"), [("sgd", "softmax"), ("adam", "hardmax")])
+def test_cuda_graph_steps_give_the_eager_steps_results(optimiser, sigma):
+    """A captured step (rows gathered on the device, SGD or Adam, the straight-through hardmax)
+    replays the eager step: the same runs, the same weights at the stop."""
+    from expressivity.torch_runtime import configure_torch
+
+    configure_torch(1, "cuda")
+    runs = [_run(optimiser=optimiser, sigma=sigma, device="cuda", graphs=g)["runs"]
+            for g in (False, True)]
+    for eager, graphed in zip(*runs, strict=True):
+        assert {k: v for k, v in eager.items() if k not in ("w", "lam")} == {
+            k: v for k, v in graphed.items() if k not in ("w", "lam")}
+        np.testing.assert_array_equal(eager["w"], graphed["w"])

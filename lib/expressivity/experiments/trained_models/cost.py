@@ -24,8 +24,8 @@ records (``benchmarks/trained_models.py`` prints the current steps per second).
 Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for the backward pass.
 
 On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
-a measured constant per encoder layer or per memorization epoch, after the GPU job's start
-(``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function returns
+a measured constant per encoder layer, per memorization epoch or per minibatch step, after the GPU
+job's start (``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function returns
 ``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
 """
 
@@ -156,11 +156,11 @@ def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, width
                   control_widths: list[int], batch: int, lr, adam_lr, budget: int,
                   every: int, rates: dict | None = None,
                   **_) -> tuple[float, int, float | None]:
-    """One (arm, N, a) job of ``capacity.run_capacity``: every width and learning rate at the
+    """One (arm, N, a) job of ``capacity.capacity_rows``: every width and learning rate at the
     share ``BUDGET_USED["capacity"]`` of its budget (a step is one minibatch of ``batch n`` tokens
     per seed, an evaluation a forward pass over the ``N n`` tokens; on the GPU a launch-bound
-    memorization step). The model lives here, not beside the job, so that refitting a share
-    reruns no job."""
+    minibatch step, captured as a CUDA graph: ``minibatch_step_s``). The model lives here, not
+    beside the job, so that refitting a share reruns no job."""
     grid = widths if arm in capacity.RANK1_ARMS else control_widths
     lrs = len(capacity.learning_rates(adam_lr if capacity.CAPACITY_ARMS[arm][3] == "adam" else lr))
     mixing = n + d * (d if capacity.CAPACITY_ARMS[arm][2] == "d" else 1)
@@ -171,7 +171,7 @@ def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, width
         steps_seconds += lrs * (budget + 1) * (step + evaluation / every)
     seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
                                    lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
-                                   "memorization_step_s")
+                                   "minibatch_step_s")
     dataset = 0.01 * V * d / 1000
     # a training pass over the larger of a minibatch and an evaluation chunk of sequences
     chunk = max(batch, min(N, capacity.EVAL_SEQUENCES))
