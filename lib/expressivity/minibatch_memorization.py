@@ -20,13 +20,15 @@ training set):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
 from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
 from expressivity.joblog import Progress
-from expressivity.replica_training import FlatReplicas, ReplicaAdam, train_replicas
+from expressivity.replica_training import FlatReplicas, ReplicaAdam, rates_tensor, train_replicas
 from expressivity.training import ClassifierReplicas, cuda_graphs, token_losses
 from expressivity.training_protocol import Protocol
 from expressivity.transformer_models import SIGMAS, TokenClassifier
@@ -38,14 +40,12 @@ OPTIMISERS = ("sgd", "adam")
 class ReplicaSGD:
     """SGD with momentum ``mu`` on ``FlatReplicas``, one learning rate per replica (``lr: (R, 1)``)."""
 
-    def __init__(self, params: FlatReplicas, lr: float, momentum: float = 0.9):
-        if not 0 < lr < float("inf"):
-            raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    def __init__(self, params: FlatReplicas, lr: float | Sequence[float], momentum: float = 0.9):
         if not 0 <= momentum < 1:
             raise ValueError(f"momentum must be in [0, 1), got {momentum!r}")
         flat = params.flat
         self.params, self.momentum = params, momentum
-        self.lr = torch.full((flat.shape[0], 1), float(lr), dtype=flat.dtype, device=flat.device)
+        self.lr = rates_tensor(lr, flat)
         self.buf = torch.zeros_like(flat)
 
     @torch.no_grad()
@@ -95,14 +95,16 @@ class _MiniBatches:
 
 
 def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
-                       protocol: Protocol, lr: float, batch: int, optimiser: str,
-                       order_rng: np.random.Generator, eval_sequences: int, momentum: float = 0.9,
+                       protocol: Protocol, lr: float | Sequence[float], batch: int,
+                       optimiser: str, order_rng: np.random.Generator, eval_sequences: int,
+                       momentum: float = 0.9,
                        heads: int = 1, head_size: int = 1, sigma: str = "softmax",
                        dtype: torch.dtype = torch.float32, device: torch.device | None = None,
                        graphs: bool | None = None, progress: Progress | None = None,
                        done_before: float = 0.0) -> dict:
     """Train one ``TokenClassifier`` per seed on ``ds`` in minibatches of ``batch`` sequences
-    with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) until each stops under
+    with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) at learning rate ``lr`` (one
+    for all, or one per seed: a grid of rates side by side) until each stops under
     ``protocol`` (steps; training accuracy every ``protocol.every`` steps, over the whole set
     ``eval_sequences`` sequences at a time, so a paper-size forward pass fits). ``heads = 0``: no
     attention; ``graphs``: the steps as CUDA graphs (default: on CUDA). Returns ``{"runs": [per

@@ -14,10 +14,11 @@ so each follows its own trajectory. The pieces:
       theta_r <- theta_r - lr_r (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps),
 
   so that each replica decays its own learning rate when the protocol says so;
-- ``train_replicas``: the loop. Every ``protocol.every`` steps it evaluates all active replicas on
-  the device and brings their losses and accuracies to the host in one transfer (no per-step
-  ``.item()``), lets each replica's ``Monitor`` decide (stop, decay, go on), drops the stopped
-  replicas from the batch, and otherwise runs optimiser steps. On a GPU the step (forward, backward,
+- ``train_replicas``: the loop, at one learning rate for every replica or one per replica (a grid
+  of rates side by side: ``replica_rates``). Every ``protocol.every`` steps it evaluates all active
+  replicas on the device and brings their losses and accuracies to the host in one transfer (no
+  per-step ``.item()``), lets each replica's ``Monitor`` decide (stop, decay, go on), drops the
+  stopped replicas from the batch, and otherwise runs optimiser steps. On a GPU the step (forward, backward,
   Adam) is captured once per batch shape as a CUDA graph and replayed (``graphs=True``): small
   models are launch-bound there.
 
@@ -29,6 +30,7 @@ same bytes out) but can differ at rounding level from those of the same seed tra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Protocol as Interface
 
@@ -84,17 +86,34 @@ class FlatReplicas:
         return int(self.flat.shape[1])
 
 
+def replica_rates(lr: float | Sequence[float], replicas: int) -> list[float]:
+    """The learning rates of ``replicas`` replicas: ``lr`` is one rate for every replica or one
+    per replica, each a finite number > 0."""
+    rates = [lr] * replicas if isinstance(lr, (int, float)) else list(lr)
+    if len(rates) != replicas:
+        raise ValueError(f"lr must be one number or one per replica ({replicas}), got "
+                         f"{len(rates)}")
+    for rate in rates:
+        if isinstance(rate, bool) or not (isinstance(rate, (int, float)) and 0 < rate < math.inf):
+            raise ValueError(f"lr must be a finite number > 0, got {rate!r}")
+    return [float(rate) for rate in rates]
+
+
+def rates_tensor(lr: float | Sequence[float], flat: torch.Tensor) -> torch.Tensor:
+    """``replica_rates`` of the replicas of ``flat: (R, P)`` as a ``(R, 1)`` tensor beside it."""
+    return torch.tensor([[r] for r in replica_rates(lr, flat.shape[0])], dtype=flat.dtype,
+                        device=flat.device)
+
+
 class ReplicaAdam:
     """Adam on ``FlatReplicas`` with one learning rate per replica (``lr: (R, 1)``); the step count
     and the bias corrections live on the device, so a step can be captured in a CUDA graph."""
 
-    def __init__(self, params: FlatReplicas, lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8):
-        if not 0 < lr < float("inf"):
-            raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    def __init__(self, params: FlatReplicas, lr: float | Sequence[float],
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
         self.params, self.betas, self.eps = params, betas, eps
         flat = params.flat
-        self.lr = torch.full((flat.shape[0], 1), float(lr), dtype=flat.dtype, device=flat.device)
+        self.lr = rates_tensor(lr, flat)
         self.m, self.v = torch.zeros_like(flat), torch.zeros_like(flat)
         self.t = torch.zeros((), dtype=flat.dtype, device=flat.device)
 
@@ -177,14 +196,16 @@ class _Step:
             self.opt.step()
 
 
-def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol, lr: float, *,
-                   optimizer: Callable[[FlatReplicas, float], ReplicaAdam] = ReplicaAdam,
+def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol,
+                   lr: float | Sequence[float], *,
+                   optimizer: Callable[[FlatReplicas, list[float]], ReplicaAdam] = ReplicaAdam,
                    on_stop: Callable[[int, int], None] | None = None, graphs: bool = False,
                    progress: Progress | None = None, done_before: float = 0.0,
                    ) -> tuple[list[Monitor], list[list[dict]]]:
-    """Train the replicas of ``params`` at learning rate ``lr`` until each stops under
-    ``protocol``; ``on_stop(replica, row)`` runs when a replica stops, before it leaves the batch
-    (``row``: its current row, e.g. to keep its weights). Returns one ``Monitor`` per replica and
+    """Train the replicas of ``params`` at learning rate ``lr`` (one for all, or one per
+    replica: a grid of rates trained side by side) until each stops under ``protocol``;
+    ``on_stop(replica, row)`` runs when a replica stops, before it leaves the batch (``row``: its
+    current row, e.g. to keep its weights). Returns one ``Monitor`` per replica and
     its curve ``[{"step", "loss", "accuracy"}]`` (every evaluation until it stopped). ``progress``
     counts steps from ``done_before``.
 
@@ -194,7 +215,8 @@ def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol, lr: float
     update from ``params.flat.grad``, capturable in a CUDA graph) and ``keep(rows)``."""
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
-    opt = optimizer(params, lr)
+    base = replica_rates(lr, params.replicas)  # each replica's rate before its decay
+    opt = optimizer(params, base)
     step_fn = _Step(params, opt, job, graphs)
     monitors = [Monitor(protocol) for _ in range(params.replicas)]
     curves: list[list[dict]] = [[] for _ in monitors]
@@ -213,7 +235,7 @@ def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol, lr: float
                         on_stop(replica, row)
                 else:
                     kept.append(row)
-                    opt.lr[row] = lr * monitor.lr_factor
+                    opt.lr[row] = base[replica] * monitor.lr_factor
             if progress is not None:
                 progress.update(done_before + step, accuracy=max(acc), running=len(kept))
             if not kept:

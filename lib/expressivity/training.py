@@ -30,6 +30,8 @@ with torch 2.11, cudaErrorStreamCaptureInvalidated, 2026-11-26). Progress goes t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 from torch.nn import functional as F
@@ -37,18 +39,12 @@ from torch.nn import functional as F
 from expressivity.arguments import integer
 from expressivity.datasets import TokenDataset
 from expressivity.joblog import Progress
-from expressivity.replica_training import FlatReplicas, train_replicas
+from expressivity.replica_training import FlatReplicas, replica_rates, train_replicas
 from expressivity.sequence_encoder import SequenceEncoder
 from expressivity.tasks import TASKS, task_classes
 from expressivity.torch_runtime import check_device, torch_seed
 from expressivity.training_protocol import Protocol
 from expressivity.transformer_models import SIGMAS, TokenClassifier, check_seeds
-
-
-def _check_lr(lr: float) -> None:
-    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
-        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
-
 
 #: Whether ``train_encoders`` captures its steps as CUDA graphs by default: not until its capture
 #: works on a GPU (tests/unit/test_training.py's CUDA-graph test fails there, for every mixer).
@@ -138,11 +134,13 @@ class ClassifierReplicas:
 
 
 def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: Protocol,
-             lr: float, heads: int = 1, head_size: int = 1, w_fixed: np.ndarray | None = None,
+             lr: float | Sequence[float], heads: int = 1, head_size: int = 1,
+             w_fixed: np.ndarray | None = None,
              sigma: str = "softmax", causal: bool = False, dtype: torch.dtype = torch.float32,
              device: torch.device | None = None, graphs: bool | None = None,
              progress: Progress | None = None, done_before: float = 0.0) -> dict:
-    """Train one ``TokenClassifier`` per seed with full-batch Adam on ``ds`` until each stops.
+    """Train one ``TokenClassifier`` per seed with full-batch Adam on ``ds`` until each stops, at
+    learning rate ``lr`` (one for all, or one per seed).
 
     ``heads = 0`` gives the attention-free baseline; ``causal`` masks the attention (query ``k``
     attends to keys ``j <= k``). Epoch ``e`` is the model after ``e`` Adam steps;
@@ -153,7 +151,7 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
     every evaluation until each stopped, "ffn_parameters", "attention_parameters"}``.
     ``progress`` counts epochs from ``done_before``.
     """
-    _check_lr(lr)
+    replica_rates(lr, len(check_seeds(seeds)))
     _check_protocol(protocol)
     if sigma not in SIGMAS:
         raise ValueError(f"sigma must be one of {SIGMAS}, got {sigma!r}")
@@ -219,14 +217,15 @@ def _draw(sampler, rngs: list[np.random.Generator], size: int, n: int, vocab: in
 
 
 def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab: int,
-                   mixers: list[str], protocol: Protocol, batch: int, lr: float,
+                   mixers: list[str], protocol: Protocol, batch: int,
+                   lr: float | Sequence[float],
                    masks: list | None = None, d_model: int = 32, heads: int = 2, kernel: int = 3,
                    eval_size: int = 512, device: torch.device | None = None,
                    graphs: bool | None = None, progress: Progress | None = None,
                    done_before: float = 0.0) -> list[dict]:
     """Train one ``SequenceEncoder`` replica per generator in ``rngs`` with Adam on fresh batches
-    of ``task`` until ``protocol`` stops it; the metric is the token accuracy on a held-out set of
-    ``eval_size`` sequences.
+    of ``task`` until ``protocol`` stops it, at learning rate ``lr`` (one for all, or one per
+    replica); the metric is the token accuracy on a held-out set of ``eval_size`` sequences.
 
     Replica ``i`` draws its held-out set, its initialisation seed (``torch_seed(rngs[i])``) and
     then its batches (``protocol.every`` at a time) from ``rngs[i]``. Returns per replica the
@@ -238,11 +237,11 @@ def train_encoders(rngs: list[np.random.Generator], *, task: str, n: int, vocab:
     sampler = TASKS.get(task)
     if sampler is None:
         raise ValueError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
-    _check_lr(lr)
     _check_protocol(protocol)
     batch, eval_size = integer("batch", batch, 1), integer("eval_size", eval_size, 1)
     if not rngs or not all(isinstance(rng, np.random.Generator) for rng in rngs):
         raise TypeError(f"rngs must be a non-empty list of numpy Generators, got {rngs!r}")
+    replica_rates(lr, len(rngs))
     device = check_device(device)
     n_in, n_out = task_classes(task, vocab)
     test = _draw(sampler, rngs, eval_size, n, vocab, device)

@@ -2,6 +2,8 @@
 bounds the control arms cannot beat, replicas side by side (a stopped one leaves the batch),
 determinism, the CUDA-graph step (skipped without a GPU), bad input."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -9,7 +11,7 @@ from cases import TM_DATASET
 
 from expressivity.accuracy_ceilings import blind_ceiling, token_ceiling
 from expressivity.datasets import token_separated_dataset
-from expressivity.replica_training import FlatReplicas, ReplicaAdam, train_replicas
+from expressivity.replica_training import FlatReplicas, ReplicaAdam, replica_rates, train_replicas
 from expressivity.segment_pairs import segment_pair_dataset
 from expressivity.torch_runtime import configure_torch
 from expressivity.training import memorize, train_encoders
@@ -124,6 +126,25 @@ def test_replicas_decay_their_own_learning_rate_and_leave_the_batch_when_they_st
     assert at_stop[0] == pytest.approx(-(100 * 0.01 + 100 * 0.001), rel=1e-6)
     # the replica that reached the target at step 0 never trained; the others ran 200 steps
     assert job.sizes == [2] * 200 and len(curves[1]) == 1 and len(curves[0]) == 21
+
+
+def test_a_grid_of_rates_side_by_side_decays_each_from_its_own_rate():
+    model = _Drift(3)
+    at_stop = {}
+    proto = Protocol(target=1.0, budget=1000, every=10, window=100, min_gain=0.01)
+    train_replicas(FlatReplicas(model), _FixedAccuracy(model, [0.5, 0.5, 0.5]), proto,
+                   lr=[0.01, 0.02, 0.005], on_stop=lambda replica, row: at_stop.setdefault(
+                       replica, float(model.theta[row, 0].detach())))
+    for replica, lr in enumerate((0.01, 0.02, 0.005)):
+        assert at_stop[replica] == pytest.approx(-(100 * lr + 100 * lr / 10), rel=1e-6)
+
+
+@pytest.mark.parametrize(("lr", "match"), [([0.01, 0.02], "one per replica \\(3\\), got 2"),
+                                           ([0.01, 0.0, 0.01], "got 0.0"),
+                                           (True, "got True"), ([0.1, math.inf, 0.1], "got inf")])
+def test_replica_rates_refuse_a_wrong_grid(lr, match):
+    with pytest.raises(ValueError, match=match):
+        replica_rates(lr, 3)
 
 
 def test_replica_adam_is_torch_adam_per_replica():

@@ -54,3 +54,18 @@ def test_a_diverged_run_has_no_separation():
         cols = _attention_columns(ds, w, np.array([lam]), "softmax", 1)
         assert math.isnan(cols["separation"]) and math.isnan(cols["separation_log10"])
         assert not cols["separation_collapsed"]
+
+
+def test_a_grid_of_learning_rates_trains_side_by_side_each_rate_as_alone():
+    """Every (width, rate, seed) has one row; the rates of a grid train side by side on one
+    minibatch order, so a rate's runs are those it has alone (to rounding)."""
+    job = {**TM_CAPACITY, **TM_SHORT, "seeds": 2}
+    N, a = TM_CAPACITY_N[0], TM_CAPACITY_A[0]
+    grid = capacity_rows(arm="sgd", N=N, a=a, **{**job, "lr": [0.05, 0.2]})
+    alone = capacity_rows(arm="sgd", N=N, a=a, **{**job, "lr": [0.2]})
+    widths = job["widths"]
+    assert [(r["q"], r["lr"], r["seed_index"]) for r in grid] == [
+        (q, lr, k) for q in widths for lr in (0.05, 0.2) for k in range(2)]
+    side = [r for r in grid if r["lr"] == 0.2]
+    assert [r["outcome"] for r in side] == [r["outcome"] for r in alone]
+    np.testing.assert_allclose([r["loss"] for r in side], [r["loss"] for r in alone], rtol=1e-4)

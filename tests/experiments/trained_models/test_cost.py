@@ -23,3 +23,9 @@ def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
                              lr=w["lr"], budget=w["budget"], window=w["window"],
                              min_gain=w["min_gain"], every=w["every"])
     assert widest[0] < 24 * 3600
+
+
+def test_the_evaluation_chunk_is_the_training_loops():
+    from expressivity import training
+
+    assert cost.EVAL_CHUNK == training.EVAL_CHUNK

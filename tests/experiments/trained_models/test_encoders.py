@@ -1,6 +1,7 @@
 """The encoder jobs (expressivity.experiments.trained_models.encoders and papers): copying with
 sparse patterns, the hybrids on counting and recall."""
 
+import numpy as np
 from cases import TM_COPY, TM_HYBRID
 
 from expressivity.experiments.trained_models.encoders import copy_rows
@@ -30,3 +31,16 @@ def test_recall_and_counting_draw_their_own_sizes():
     assert {(r["n"], r["vocab"]) for r in recall} == {(8, 5)}
     assert {(r["n"], r["vocab"]) for r in count} == {(6, 3)}
     assert recall[0]["majority"] == 1 / 5
+
+
+def test_a_grid_of_learning_rates_trains_side_by_side_each_rate_as_alone():
+    """Every (rate, seed) of the grid has one row, seed k on the same stream at every rate; a
+    rate's runs beside the others are those it has alone (to rounding)."""
+    copy = {**TM_COPY, "budget": 20, "every": 5, "window": 10, "seeds": 2}
+    grid = copy_rows(pattern="strided", depth=2, **{**copy, "lr": [0.01, 0.003]})
+    alone = copy_rows(pattern="strided", depth=2, **{**copy, "lr": [0.003]})
+    assert [(r["lr"], r["seed_index"]) for r in grid] == [
+        (lr, k) for lr in (0.01, 0.003) for k in range(2)]
+    side = [r for r in grid if r["lr"] == 0.003]
+    assert [r["stopped_at"] for r in side] == [r["stopped_at"] for r in alone]
+    np.testing.assert_allclose([r["loss"] for r in side], [r["loss"] for r in alone], rtol=1e-4)

@@ -4,8 +4,9 @@ One job is one (arm, N, a) on one CoNLL-shaped dataset (``expressivity.conll_lik
 vocabulary of ``V`` types, sentences of ``n`` distinct tokens, 9 tags, a fraction ``a`` of
 ambiguous types whose tag hashes (type, token set)); it trains the arm at every FFN width ``q`` of
 its grid (``widths`` for the rank-1 arms ``sgd`` and ``adam``, ``control_widths`` for the others)
-and every learning rate, the seeds side by side, in minibatches
-(``expressivity.minibatch_memorization``) under the stage's protocol. The target is
+and every learning rate, the seeds and learning rates side by side, in minibatches
+(``expressivity.minibatch_memorization``; one order of the sentences per width, shared by them)
+under the stage's protocol. The target is
 ``TARGET_SHARE`` = 99.5 % of the dataset's set-consistent ceiling (``accuracy_ceilings.set_ceiling``:
 the best any function of (token, token set) reaches; a convention for "near-perfect training
 accuracy", not a number from the paper). Arms (``CAPACITY_ARMS``: normaliser, heads, head size,
@@ -58,9 +59,15 @@ from expressivity.rng import generator
 
 #: The target: this share of the set-consistent ceiling (a convention, see the module docstring).
 TARGET_SHARE = 0.995
-#: Sequences per forward pass when a run's whole training set is evaluated (a paper-size
-#: dataset's pass stays within memory).
+#: Sequences per forward pass when a run's whole training set is evaluated, over the learning
+#: rates side by side (``eval_chunk``; a paper-size dataset's pass stays within memory).
 EVAL_SEQUENCES = 1024
+
+
+def eval_chunk(rates: int) -> int:
+    """Sequences per evaluation pass of each replica when ``rates`` learning rates train side by
+    side: ``EVAL_SEQUENCES`` shared by them, so the pass's memory does not grow with the grid."""
+    return max(1, EVAL_SEQUENCES // rates)
 #: (normaliser, heads, head size (``"d"``: full rank), optimiser) of each arm.
 CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "adam"),
                  "uniform": ("uniform", 1, 1, "sgd"), "hardmax": ("hardmax", 1, 1, "sgd"),
@@ -125,28 +132,25 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
     proto = protocol(target=TARGET_SHARE * ceiling, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(adam_lr if optimiser == "adam" else lr)
-    progress = job_progress(log, f"{arm} N={N} a={a:g}", len(widths) * len(lrs) * (budget + 1))
+    progress = job_progress(log, f"{arm} N={N} a={a:g}", len(widths) * (budget + 1))
     data = {"arm": arm, "sigma": sigma if heads else "none", "optimiser": optimiser,
             "head_size": head_size if heads else 0, "N": N, "a": a, "n": n, "d": d, "V": V,
             "batch": batch, "set_ceiling": ceiling, "token_ceiling": token_ceiling(ds),
             "target_share": TARGET_SHARE, **pair_columns(ds, pairs), **run_info(dev)}
-    rows, done = [], 0
-    for q in widths:
-        runs = []
-        for lr_value in lrs:
-            res = memorize_minibatch(
-                ds, width=q, seeds=run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q),
-                protocol=proto, lr=lr_value, batch=batch, optimiser=optimiser,
-                order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q, lr=lr_value),
-                eval_sequences=EVAL_SEQUENCES,
-                momentum=momentum, heads=heads, head_size=head_size, sigma=sigma, device=dev,
-                progress=progress, done_before=done)
-            done += budget + 1
-            for k, run in enumerate(res["runs"]):
-                runs.append({"lr": lr_value, "seed_index": k, "q": q,
-                             "ffn_parameters": res["ffn_parameters"],
-                             **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma,
-                                                  head_size), **run})
+    rows = []
+    for i, q in enumerate(widths):
+        torch_seeds = run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q)
+        grid = [(rate, k) for rate in lrs for k in range(seeds)]
+        res = memorize_minibatch(
+            ds, width=q, seeds=[torch_seeds[k] for _, k in grid], protocol=proto,
+            lr=[rate for rate, _ in grid], batch=batch, optimiser=optimiser,
+            order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q),
+            eval_sequences=eval_chunk(len(lrs)), momentum=momentum, heads=heads,
+            head_size=head_size,
+            sigma=sigma, device=dev, progress=progress, done_before=i * (budget + 1))
+        runs = [{"lr": rate, "seed_index": k, "q": q, "ffn_parameters": res["ffn_parameters"],
+                 **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma, head_size), **run}
+                for (rate, k), run in zip(grid, res["runs"], strict=True)]
         rows += cell_rows(runs, proto, **data)
     return rows
 

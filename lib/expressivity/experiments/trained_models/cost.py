@@ -1,27 +1,33 @@
 """The predicted cost of each trained-models job: ``(seconds, peak bytes)`` on one CPU thread.
 
 A training step costs a fixed overhead (Python and torch dispatch, Adam) plus a part proportional
-to the arithmetic of the model; a job runs at most ``budget`` steps per learning rate, and its
-seeds (side by side) stop together when the last one reaches the target or a plateau:
+to the arithmetic of the model; a training runs at most ``budget`` steps, and its replicas (side by
+side) stop together when the last one reaches the target or a plateau. The encoders and the
+capacity experiment train every learning rate of their grid side by side (``R`` = seeds x rates,
+one training per job or per width); memorization, heads and width train the rates one after
+another (``R`` = seeds, one training per rate):
 
-- memorization (full batch, the seeds side by side): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)``
-  seconds per epoch for ``R`` seeds, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``,
-  plus a forward pass (a third of a step) every ``every`` epochs to evaluate;
-- encoders (fresh batches, the seeds side by side): ``L (ENC_STEP + ENC_FLOP * 3 R B n (6 d^2 +
-  2 n d))`` seconds per step for ``L`` layers, ``R`` seeds, batch ``B``, length ``n``, width ``d``
-  (forward and backward: 3 passes), plus one held-out evaluation every ``every`` steps.
+- memorization (full batch): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)`` seconds per epoch for
+  ``R`` replicas, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``, plus a forward pass
+  (a third of a step) every ``every`` epochs to evaluate;
+- encoders (fresh batches): ``L (ENC_STEP + ENC_FLOP * 3 R B n (6 d^2 + 2 n d))`` seconds per step
+  for ``L`` layers, ``R`` replicas, batch ``B``, length ``n``, width ``d`` (forward and backward:
+  3 passes), plus one held-out evaluation every ``every`` steps.
 
 When a run stops is not known before it runs: the prediction counts ``BUDGET_USED`` of the budget,
-the share of it the jobs of each kind used on the default run (fitted to the CPU time of the kind's
+the share of it the trainings of each kind used on the default run (fitted to the CPU time of the kind's
 jobs in ``benchmarks/records/``: single cells use 1 % to 100 %; a kind not yet measured counts its
 whole budget). To refit a share after a recorded run: ``make plan ARGS=--measured`` prints each
 rule's measured and predicted seconds and jobs, and the share that fits is the old one times
 (measured - jobs x ``START_SECONDS``) / (predicted - jobs x ``START_SECONDS``). At a
 larger budget (``config/paper.yaml``) a cell that reaches its target stops after as many steps as
-before, so the prediction is then on the high side. The per-step constants were fitted to the same
-records (``benchmarks/trained_models.py`` prints the current steps per second).
+before, so the prediction is then on the high side; a grid of rates side by side (one rate in
+the default) lasts as long as its slowest rate, which the share fitted on one rate does not see:
+there the prediction is on the low side (the bound: the whole budget). The per-step constants were
+fitted to the same records (``benchmarks/trained_models.py`` prints the current steps per second).
 
-Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for the backward pass.
+Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for the backward pass
+(or those of an evaluation's forward pass, where larger).
 
 On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
 a measured constant per encoder layer, per memorization epoch or per minibatch step, after the GPU
@@ -44,6 +50,9 @@ START_SECONDS = 3.5
 MEM_STEP, MEM_FLOP = 1.5e-3, 7.5e-9
 #: Encoders: overhead per layer and step (s) and per multiply-add (s).
 ENC_STEP, ENC_FLOP = 1.55e-3, 1.3e-10
+#: Sequences per forward pass of an encoder's held-out evaluation (``training.EVAL_CHUNK``, which
+#: imports torch; a test checks that the two agree).
+EVAL_CHUNK = 64
 #: The share of its budget a job of each kind used on the default run: fitted so that the kind's
 #: predicted seconds sum to its measured CPU seconds (the recorded default run of 2026-11-27,
 #: ``benchmarks/records/``, refitted from the per-rule lines of ``make plan ARGS=--measured`` as
@@ -119,15 +128,18 @@ def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes
 def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, batch: int,
              budget: int, every: int, eval_size: int,
              rates: dict | None) -> tuple[float, int, float | None]:
+    replicas = seeds * _grid(lr)  # every learning rate's seeds side by side
     flops = n * (6 * d_model**2 + 2 * n * d_model)
-    step = layers * (ENC_STEP + ENC_FLOP * 3 * seeds * batch * flops)
-    evaluate = layers * (ENC_STEP + ENC_FLOP * seeds * eval_size * flops)
+    step = layers * (ENC_STEP + ENC_FLOP * 3 * replicas * batch * flops)
+    evaluate = layers * (ENC_STEP + ENC_FLOP * replicas * eval_size * flops)
     evaluations = math.ceil(budget / every)
     # an evaluation is a forward pass: about a third of a step's launches on a GPU
-    seconds, gpu = planned_seconds(kind, _grid(lr) * (budget * step + evaluations * evaluate), rates,
-                            _grid(lr) * layers * (budget + evaluations / 3),
-                            "encoder_layer_step_s")
-    peak = BASE_BYTES + 4 * 24 * layers * seeds * max(batch, eval_size) * n * (d_model + n)
+    seconds, gpu = planned_seconds(kind, budget * step + evaluations * evaluate, rates,
+                                   layers * (budget + evaluations / 3), "encoder_layer_step_s")
+    # a step keeps every layer's activations for its backward; an evaluation's forward pass runs
+    # EVAL_CHUNK sequences at a time and keeps none
+    activations = 4 * 24 * replicas * n * (d_model + n)
+    peak = BASE_BYTES + activations * max(layers * batch, min(eval_size, EVAL_CHUNK))
     return seconds, peak, gpu
 
 
@@ -164,16 +176,17 @@ def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, width
     grid = widths if arm in capacity.RANK1_ARMS else control_widths
     lrs = len(capacity.learning_rates(adam_lr if capacity.CAPACITY_ARMS[arm][3] == "adam" else lr))
     mixing = n + d * (d if capacity.CAPACITY_ARMS[arm][2] == "d" else 1)
+    replicas = seeds * lrs  # every learning rate's seeds side by side
     steps_seconds = 0.0
     for q in grid:
-        step = MEM_STEP + MEM_FLOP * seeds * batch * n * (q + mixing)
-        evaluation = (MEM_STEP + MEM_FLOP * seeds * N * n * (q + mixing)) / 3
-        steps_seconds += lrs * (budget + 1) * (step + evaluation / every)
+        step = MEM_STEP + MEM_FLOP * replicas * batch * n * (q + mixing)
+        evaluation = (MEM_STEP + MEM_FLOP * replicas * N * n * (q + mixing)) / 3
+        steps_seconds += (budget + 1) * (step + evaluation / every)
     seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
-                                   lrs * len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
+                                   len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
                                    "minibatch_step_s")
     dataset = 0.01 * V * d / 1000
     # a training pass over the larger of a minibatch and an evaluation chunk of sequences
-    chunk = max(batch, min(N, capacity.EVAL_SEQUENCES))
-    peak = BASE_BYTES + 16 * 4 * seeds * chunk * n * (max(grid) + d + n) + 8 * V * V
+    chunk = max(batch, min(N, capacity.eval_chunk(lrs)))
+    peak = BASE_BYTES + 16 * 4 * replicas * chunk * n * (max(grid) + d + n) + 8 * V * V
     return seconds + dataset, peak, None if gpu is None else gpu + dataset

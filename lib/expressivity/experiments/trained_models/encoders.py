@@ -1,7 +1,7 @@
 """Sequence-encoder jobs: Yun et al. 2020b's copying task with sparse patterns (``papers`` builds
 the papers' other experiments on ``_cell``). Each job is one cell: its seeds (one data stream and
-one initialisation each) for every learning rate of the grid, trained under the stage's protocol with
-early stopping at ``tasks.LEARNED_ACCURACY`` held-out token accuracy.
+one initialisation each) at every learning rate of the grid, all side by side, trained under the
+stage's protocol with early stopping at ``tasks.LEARNED_ACCURACY`` held-out token accuracy.
 
 - ``copy_rows``: an encoder of ``depth`` attention layers cycling through ``pattern``'s masks
   (``expressivity.sparse_patterns``).
@@ -31,22 +31,21 @@ from expressivity.training import train_encoders
 def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every: int,
           window: int, min_gain: float, lr_decay: float, log: logging.Logger | None,
           label: str, **train) -> tuple[list[dict], object]:
-    """Every (learning rate, seed) run of one cell, the seeds side by side; each seed has its own
-    stream ``generator(seed, "trained_models.<job>", **keys, seed=i)`` (held-out set,
-    initialisation, then batches)."""
+    """Every (learning rate, seed) run of one cell, all side by side (one replica each); seed
+    ``k`` has its own stream ``generator(seed, "trained_models.<job>", **keys, seed=k)`` (held-out
+    set, initialisation, then batches), the same at every learning rate."""
     proto = protocol(target=LEARNED_ACCURACY, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(lr)
     integer("seeds", seeds, 1)
-    progress = job_progress(log, label, len(lrs) * budget)
+    grid = [(rate, k) for rate in lrs for k in range(seeds)]
+    results = train_encoders([generator(seed, f"{STAGE}.{job}", **keys, seed=k) for _, k in grid],
+                             protocol=proto, lr=[rate for rate, _ in grid],
+                             progress=job_progress(log, label, budget), **train)
     runs = []
-    for i, rate in enumerate(lrs):
-        rngs = [generator(seed, f"{STAGE}.{job}", **keys, seed=k) for k in range(seeds)]
-        results = train_encoders(rngs, protocol=proto, lr=rate, progress=progress,
-                                 done_before=i * budget, **train)
-        for k, res in enumerate(results):
-            res.pop("curve")
-            runs.append({"lr": rate, "seed_index": k, **res})
+    for (rate, k), res in zip(grid, results, strict=True):
+        res.pop("curve")
+        runs.append({"lr": rate, "seed_index": k, **res})
     return runs, proto
 
 
