@@ -12,8 +12,9 @@ before its first trial and per trial after it; the same job and one at n = 1024,
 numpy differ from the pins: decisions must agree where the decision margin exceeds the rounding
 bound, bytes need not). ``training``: one paper-config sweep job's trials (n = 65536, k = 1)
 against the plan's prediction (at the rates the search half just measured, and at the committed
-ones), and seconds per step of a copying cell and a memorization arm on the GPU
-(``benchmarks/trained_models.py``'s workloads).
+ones), seconds per step of a copying cell, a memorization arm and a capacity arm on the GPU
+(``benchmarks/trained_models.py``'s workloads), and which piece of an encoder's step captures as a
+CUDA graph (``benchmarks/capture_probe.py``).
 
 Each half writes ``OUT/<half>.json`` (every figure), prints a summary against the issue's goals
 and writes its measured rates into ``OUT/device_rates.csv`` (a copy of
@@ -41,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+import capture_probe  # noqa: E402
 import device_rates  # noqa: E402
 import yaml  # noqa: E402
 
@@ -194,6 +196,11 @@ def training_half(out: Path, scratch: Path, dry: bool) -> dict:
                    f"{seconds:.2f} s at the {name} rates" for name, seconds in planned.items())]
     summary += [f"{name} on {found[name]['device']}: {1000 / found[name]['steps_per_s']:.1f} ms a "
                 "step" for name in ("memorization", "minibatch", "copy")]
+    # which piece of an encoder's step captures as a CUDA graph (one piece on the CPU: plumbing)
+    found["capture"] = capture_probe.probe(capture_probe.PIECES[:1] if dry else
+                                           capture_probe.PIECES)
+    summary.append("CUDA-graph capture: " + "; ".join(f"{name}: {outcome}" for name, outcome
+                                                      in found["capture"].items()))
     return {"figures": found, "rates": rows, "device": found["copy"]["device"],
             "summary": summary}
 

@@ -4,7 +4,7 @@
 # one H100; every step is stopped at its time limit, 8 minutes in all at most).
 #
 #   benchmarks/device_check.sh search   [--dry]  # GPU unit tests, kernel rate, a default job's start, CPU/GPU decisions
-#   benchmarks/device_check.sh training [--dry]  # a paper-config sweep job against its plan, training steps
+#   benchmarks/device_check.sh training [--dry]  # a paper-config sweep job against its plan, training steps, CUDA-graph probe
 #   benchmarks/device_check.sh all      [--dry]  # both
 #   benchmarks/device_check.sh wheels            # here, with network: the wheels the GPU machine lacks
 #

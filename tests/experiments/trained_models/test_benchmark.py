@@ -18,3 +18,17 @@ def test_the_step_benchmark_times_a_cell_in_a_fresh_process():
     assert timed["ms_per_step"] > 0 and timed["device"] == "cpu" and timed["cpu_kernels"]
     assert bench._table_of(Path("results/trained_models/copy/dense_L4.csv")) == "copy_depth"
     assert bench._table_of(Path("results/trained_models/memorize/fixed_curve.csv")) == ""
+
+
+def test_every_piece_the_capture_probe_captures_runs_eagerly():
+    """benchmarks/capture_probe.py: each piece of an encoder's step runs (forward and backward,
+    the whole step for adam_step) on the CPU, so on a GPU only its capture is in question; a
+    piece's subprocess reports "no GPU" here."""
+    spec = importlib.util.spec_from_file_location("probe", ROOT / "benchmarks/capture_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    for name in probe.PIECES[:-1]:  # the last is train_encoders itself, tested elsewhere
+        out = probe.piece(name, "cpu")()
+        if out is not None:
+            out.backward()
+    assert probe.probe(probe.PIECES[:1]) == {probe.PIECES[0]: "no GPU"}
