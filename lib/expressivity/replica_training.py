@@ -18,9 +18,9 @@ so each follows its own trajectory. The pieces:
   of rates side by side: ``replica_rates``). Every ``protocol.every`` steps it evaluates all active
   replicas on the device and brings their losses and accuracies to the host in one transfer (no
   per-step ``.item()``), lets each replica's ``Monitor`` decide (stop, decay, go on), drops the
-  stopped replicas from the batch, and otherwise runs optimiser steps. On a GPU the step (forward, backward,
-  Adam) is captured once per batch shape as a CUDA graph and replayed (``graphs=True``): small
-  models are launch-bound there.
+  stopped replicas from the batch, and otherwise runs optimiser steps. On a GPU the step
+  (forward, backward, Adam) is captured once per batch shape as a CUDA graph and replayed
+  (``graphs=True``): small models are launch-bound there.
 
 Replica ``r``'s mathematics does not depend on which other replicas share its batch. Its rounding
 may: a kernel can block a batched product or a reduction differently for another number of rows

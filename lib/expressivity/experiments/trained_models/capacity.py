@@ -62,12 +62,6 @@ TARGET_SHARE = 0.995
 #: Sequences per forward pass when a run's whole training set is evaluated, over the learning
 #: rates side by side (``eval_chunk``; a paper-size dataset's pass stays within memory).
 EVAL_SEQUENCES = 1024
-
-
-def eval_chunk(rates: int) -> int:
-    """Sequences per evaluation pass of each replica when ``rates`` learning rates train side by
-    side: ``EVAL_SEQUENCES`` shared by them, so the pass's memory does not grow with the grid."""
-    return max(1, EVAL_SEQUENCES // rates)
 #: (normaliser, heads, head size (``"d"``: full rank), optimiser) of each arm.
 CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "adam"),
                  "uniform": ("uniform", 1, 1, "sgd"), "hardmax": ("hardmax", 1, 1, "sgd"),
@@ -75,6 +69,12 @@ CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "ada
 
 #: The arms trained at every width of ``widths`` (the controls at ``control_widths``).
 RANK1_ARMS = ("sgd", "adam")
+
+
+def eval_chunk(rates: int) -> int:
+    """Sequences per evaluation pass of each replica when ``rates`` learning rates train side by
+    side: ``EVAL_SEQUENCES`` shared by them, so the pass's memory does not grow with the grid."""
+    return max(1, EVAL_SEQUENCES // rates)
 
 
 def _a_value(a) -> float:
@@ -146,8 +146,8 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
             lr=[rate for rate, _ in grid], batch=batch, optimiser=optimiser,
             order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q),
             eval_sequences=eval_chunk(len(lrs)), momentum=momentum, heads=heads,
-            head_size=head_size,
-            sigma=sigma, device=dev, progress=progress, done_before=i * (budget + 1))
+            head_size=head_size, sigma=sigma, device=dev, progress=progress,
+            done_before=i * (budget + 1))
         runs = [{"lr": rate, "seed_index": k, "q": q, "ffn_parameters": res["ffn_parameters"],
                  **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma, head_size), **run}
                 for (rate, k), run in zip(grid, res["runs"], strict=True)]

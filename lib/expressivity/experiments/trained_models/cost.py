@@ -15,9 +15,9 @@ another (``R`` = seeds, one training per rate):
   3 passes), plus one held-out evaluation every ``every`` steps.
 
 When a run stops is not known before it runs: the prediction counts ``BUDGET_USED`` of the budget,
-the share of it the trainings of each kind used on the default run (fitted to the CPU time of the kind's
-jobs in ``benchmarks/records/``: single cells use 1 % to 100 %; a kind not yet measured counts its
-whole budget). To refit a share after a recorded run: ``make plan ARGS=--measured`` prints each
+the share of it the trainings of each kind used on the default run (fitted to the CPU time of the
+kind's jobs in ``benchmarks/records/``: single cells use 1 % to 100 %; a kind not yet measured
+counts its whole budget). To refit a share after a recorded run: ``make plan ARGS=--measured`` prints each
 rule's measured and predicted seconds and jobs, and the share that fits is the old one times
 (measured - jobs x ``START_SECONDS``) / (predicted - jobs x ``START_SECONDS``). At a
 larger budget (``config/paper.yaml``) a cell that reaches its target stops after as many steps as
@@ -31,8 +31,8 @@ Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for 
 
 On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
 a measured constant per encoder layer, per memorization epoch or per minibatch step, after the GPU
-job's start (``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function returns
-``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
+job's start (``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function
+returns ``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
 """
 
 from __future__ import annotations
