@@ -29,3 +29,20 @@ def test_the_evaluation_chunk_is_the_training_loops():
     from expressivity import training
 
     assert cost.EVAL_CHUNK == training.EVAL_CHUNK
+
+
+def test_a_grid_of_rates_side_by_side_costs_one_rates_steps_on_a_gpu():
+    """The encoders and the capacity experiment train a grid's rates side by side: on a GPU
+    (launch-bound steps) three rates cost one rate's steps; on a core they share each step's
+    overhead, so they cost less than three jobs, more than one."""
+    rates = {"encoder_layer_step_s": 5e-3, "minibatch_step_s": 2e-4, "gpu_job_start_s": 10.0}
+    copy = dict(depth=4, seeds=16, n=32, vocab=16, d_model=64, heads=2, batch=32, budget=1000,
+                every=50, window=100, min_gain=0.01, eval_size=512, rates=rates)
+    one, three = (cost.copy_cost(lr=lr, **copy) for lr in ([0.003], [0.001, 0.003, 0.01]))
+    assert three[2] == one[2]
+    assert one[0] < three[0] < 3 * one[0] and three[1] > one[1]
+    cap = dict(arm="sgd", N=256, seeds=16, d=32, n=8, V=1000, widths=[16, 64],
+               control_widths=[64], batch=32, adam_lr=[0.01], budget=1000, every=100,
+               rates=rates)
+    one, three = (cost.capacity_cost(lr=lr, **cap) for lr in ([0.1], [0.03, 0.1, 0.3]))
+    assert three[2] == one[2] and one[0] < three[0] < 3 * one[0]
