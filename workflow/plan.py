@@ -240,13 +240,16 @@ CONSTRUCTIONS = tuple(s for s in STAGES if s != "trained_models")
 def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str, here_speed: float) -> str:
     """The wall time of the run on this machine (at its ``here_speed``, ``machine_speed``), on one
     GPU node (its cores at the reference's speed; also the construction stages together and the
-    trained models alone) and under SLURM."""
+    trained models alone, each with its GPU jobs' hours: what the GPU does not explain, the cores
+    do) and under SLURM."""
     here = schedule(jobs, cores, 0, on_node=False, speed=here_speed)
     node_run = schedule(jobs, node["cores"], 1, on_node=True)
-    parts = {name: schedule([j for j in jobs if j.stage in stages], node["cores"], 1,
-                            on_node=True).seconds
-             for name, stages in (("constructions", CONSTRUCTIONS),
-                                  ("trained models", ("trained_models",)))}
+    groups = {"constructions": [j for j in jobs if j.stage in CONSTRUCTIONS],
+              "trained models": [j for j in jobs if j.stage == "trained_models"]}
+    # each group alone on the node, and its GPU jobs' share: the rest of its time is its cores'
+    parts = {name: f"{_hours(schedule(part, node['cores'], 1, on_node=True).seconds)} (its GPU "
+                   f"jobs {_hours(sum(j.gpu_s for j in part if j.gpu))})"
+             for name, part in groups.items()}
     slurm = schedule(jobs, None, len(jobs), on_node=True)
     on_gpu = [j for j in jobs if j.gpu]
     gpu_note = (f"{len(on_gpu)} jobs on the GPU, {_hours(sum(j.gpu_s for j in on_gpu))} of it"
@@ -257,8 +260,8 @@ def wall_times(jobs: list[PlannedJob], cores: int, node: dict, gpu: str, here_sp
         f" {_hours(here.seconds)}",
         f"one GPU node ({node['cores']} cores + 1 {gpu}; CPU jobs in parallel on the cores, GPU "
         f"jobs one at a time, first): {_hours(node_run.seconds)} ({gpu_note}); the "
-        f"{len(CONSTRUCTIONS)} construction stages together "
-        f"{_hours(parts['constructions'])}, the trained models {_hours(parts['trained models'])}",
+        f"{len(CONSTRUCTIONS)} construction stages together {parts['constructions']}, the "
+        f"trained models {parts['trained models']}",
         f"SLURM critical path (a node for every job; the longest chain of jobs): "
         f"{_hours(slurm.seconds)}: " + " -> ".join(_job(j, True) for j in slurm.chain
                                                    if j.seconds(True) >= 60 or j is slurm.chain[-1]),

@@ -158,7 +158,8 @@ def test_the_node_plan_gives_the_constructions_together_and_the_trained_models_a
     slow = wall_times(made, cores=2, node={"cores": 16}, gpu="a GPU", here_speed=1.0)
     assert slow.splitlines()[0].endswith(": 3 min")
     assert "one GPU node (16 cores + 1 a GPU" in text and "3 jobs on the GPU, 2 min of it" in text
-    assert "construction stages together 50 s, the trained models 40 s" in text
+    assert ("construction stages together 50 s (its GPU jobs 50 s), the trained models 40 s "
+            "(its GPU jobs 40 s)") in text
 
 
 def test_rates_are_the_latest_of_each_quantity_and_a_missing_one_is_named(tmp_path):
