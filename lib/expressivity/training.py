@@ -139,17 +139,18 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
              sigma: str = "softmax", causal: bool = False, dtype: torch.dtype = torch.float32,
              device: torch.device | None = None, graphs: bool | None = None,
              progress: Progress | None = None, done_before: float = 0.0) -> dict:
-    """Train one ``TokenClassifier`` per seed with full-batch Adam on ``ds`` until each stops, at
-    learning rate ``lr`` (one for all, or one per seed).
+    """Train one ``TokenClassifier`` per seed (one replica each; a seed may repeat) with
+    full-batch Adam on ``ds`` until each stops, at learning rate ``lr`` (one for all, or one per
+    replica).
 
     ``heads = 0`` gives the attention-free baseline; ``causal`` masks the attention (query ``k``
     attends to keys ``j <= k``). Epoch ``e`` is the model after ``e`` Adam steps;
     each replica stops under ``protocol`` (its training accuracy and loss, every ``protocol.every``
-    epochs). Returns ``{"runs": [per seed: the monitor's result (outcome, stopped_at,
+    epochs). Returns ``{"runs": [per replica: the monitor's result (outcome, stopped_at,
     steps_to_target, lr_decayed, decayed_at, loss, accuracy) and "w", "lam" (its attention weights
-    at the stop, None without attention)], "curve": [{"seed", "epoch", "loss", "accuracy"}] at
-    every evaluation until each stopped, "ffn_parameters", "attention_parameters"}``.
-    ``progress`` counts epochs from ``done_before``.
+    at the stop, None without attention)], "curve": [{"replica", "seed", "epoch", "loss",
+    "accuracy"}] at every evaluation until each stopped, "ffn_parameters",
+    "attention_parameters"}``. ``progress`` counts epochs from ``done_before``.
     """
     replica_rates(lr, len(check_seeds(seeds)))
     _check_protocol(protocol)
@@ -162,8 +163,9 @@ def memorize(ds: TokenDataset, *, width: int, seeds: tuple[int, ...], protocol: 
     monitors, curves = train_replicas(c.params, _FullBatch(c.model, c.X, c.y, sigma), protocol, lr,
                                       on_stop=c.snapshot, graphs=cuda_graphs(graphs, c.device),
                                       progress=progress, done_before=done_before)
-    curve = [{"seed": seed, "epoch": p["step"], "loss": p["loss"], "accuracy": p["accuracy"]}
-             for seed, points in zip(c.seeds, curves, strict=True) for p in points]
+    curve = [{"replica": r, "seed": seed, "epoch": p["step"], "loss": p["loss"],
+              "accuracy": p["accuracy"]}
+             for r, (seed, points) in enumerate(zip(c.seeds, curves, strict=True)) for p in points]
     return {"runs": c.runs(monitors), "curve": curve, **c.sizes}
 
 

@@ -32,3 +32,19 @@ def test_rows_are_reproducible_and_take_wildcards_as_strings():
 def test_unknown_arm_is_refused():
     with pytest.raises(ValueError, match="unknown arm"):
         memorization_rows(arm="sparsemax", **TM_MEMORIZATION)
+
+
+def test_a_grid_of_learning_rates_trains_side_by_side_each_rate_as_alone():
+    """Every (rate, seed) has its run and its curve; a rate's runs beside the others are those
+    it has alone (to rounding)."""
+    mem = {**TM_MEMORIZATION, **TM_SHORT, "seeds": 2}
+    curve, runs = memorization_rows(arm="softmax", **{**mem, "lr": [0.003, 0.01]})
+    alone_curve, alone = memorization_rows(arm="softmax", **{**mem, "lr": [0.01]})
+    assert [(r["lr"], r["seed_index"]) for r in runs] == [
+        (lr, k) for lr in (0.003, 0.01) for k in range(2)]
+    assert {(p["lr"], p["seed_index"]) for p in curve} == {(r["lr"], r["seed_index"]) for r in runs}
+    side = [r for r in runs if r["lr"] == 0.01]
+    assert [r["stopped_at"] for r in side] == [r["stopped_at"] for r in alone]
+    assert [r["loss"] for r in side] == pytest.approx([r["loss"] for r in alone], rel=1e-4)
+    assert [p["loss"] for p in curve if p["lr"] == 0.01] == pytest.approx(
+        [p["loss"] for p in alone_curve], rel=1e-4)

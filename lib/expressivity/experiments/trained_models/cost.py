@@ -2,10 +2,9 @@
 
 A training step costs a fixed overhead (Python and torch dispatch, Adam) plus a part proportional
 to the arithmetic of the model; a training runs at most ``budget`` steps, and its replicas (side by
-side) stop together when the last one reaches the target or a plateau. The encoders and the
-capacity experiment train every learning rate of their grid side by side (``R`` = seeds x rates,
-one training per job or per width); memorization, heads and width train the rates one after
-another (``R`` = seeds, one training per rate):
+side) stop together when the last one reaches the target or a plateau. Every job trains its grid
+of learning rates side by side (``R`` = seeds x rates replicas, one training per job, or per
+width for the capacity experiment and the width search):
 
 - memorization (full batch): ``MEM_STEP + MEM_FLOP * R * N n (q + h s n)`` seconds per epoch for
   ``R`` replicas, ``N n`` tokens, FFN width ``q``, ``h`` heads of size ``s``, plus a forward pass
@@ -90,12 +89,13 @@ def planned_seconds(kind: str, steps_seconds: float, rates: dict | None, steps: 
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,
                       width: int, lr, budget: int, window: int, min_gain: float, every: int,
                       rates: dict | None = None) -> tuple[float, int, float | None]:
-    """One memorization arm: the seeds side by side for every learning rate."""
+    """One memorization arm: every (learning rate, seed) side by side."""
     del vocab_size, n_classes, window, min_gain  # no noticeable change to the cost
-    seconds, gpu = planned_seconds("memorization", _grid(lr) * _memorize(
-        seeds=seeds, tokens=N * n, width=width, mixing=n + d, epochs=budget + 1, every=every), rates,
-        _grid(lr) * (budget + 1), "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + d + n), gpu
+    replicas = seeds * _grid(lr)
+    seconds, gpu = planned_seconds("memorization", _memorize(
+        seeds=replicas, tokens=N * n, width=width, mixing=n + d, epochs=budget + 1, every=every),
+        rates, budget + 1, "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (width + d + n), gpu
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
@@ -105,10 +105,11 @@ def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: in
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes, window, min_gain
     mixing = heads * (head_size * (n + 2 * d) + n)
-    seconds, gpu = planned_seconds("heads", _grid(lr) * _memorize(
-        seeds=seeds, tokens=N * n, width=width, mixing=mixing, epochs=budget + 1, every=every), rates,
-        _grid(lr) * (budget + 1), "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (width + mixing), gpu
+    replicas = seeds * _grid(lr)
+    seconds, gpu = planned_seconds("heads", _memorize(
+        seeds=replicas, tokens=N * n, width=width, mixing=mixing, epochs=budget + 1, every=every),
+        rates, budget + 1, "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (width + mixing), gpu
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,
@@ -118,11 +119,12 @@ def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes
     counted (an upper bound)."""
     del vocab_size, n_classes, window, min_gain
     cells = sorted(widths)[-len(widths).bit_length():]
-    seconds, gpu = planned_seconds("width", _grid(lr) * sum(
-        _memorize(seeds=seeds, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
+    replicas = seeds * _grid(lr)
+    seconds, gpu = planned_seconds("width", sum(
+        _memorize(seeds=replicas, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
                   every=every)
-        for q in cells), rates, _grid(lr) * len(cells) * (budget + 1), "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * seeds * N * n * (max(widths) + d + n), gpu
+        for q in cells), rates, len(cells) * (budget + 1), "memorization_step_s")
+    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (max(widths) + d + n), gpu
 
 
 def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, batch: int,

@@ -70,18 +70,21 @@ def pair_dataset(seed: int, *, name: str, vocab_size: int, d: int, n: int, N: in
 
 def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: list[float],
            proto, log: logging.Logger | None, label: str, **model) -> tuple:
-    """Every learning rate of the grid, the seeds side by side: (runs, curves, model sizes)."""
-    progress = job_progress(log, label, len(lrs) * (proto.budget + 1))
-    runs, curves, sizes = [], [], {}
-    for i, lr in enumerate(lrs):
-        res = memorize(sp.dataset, width=width, seeds=seeds, protocol=proto, lr=lr,
-                       progress=progress, done_before=i * (proto.budget + 1), **model)
-        seed_index = {s: k for k, s in enumerate(seeds)}
-        runs += [{"lr": lr, "seed_index": k, **run} for k, run in enumerate(res["runs"])]
-        curves += [{"lr": lr, "seed_index": seed_index[p.pop("seed")], **p}
-                   for p in res["curve"]]
-        sizes = {"ffn_parameters": res["ffn_parameters"],
-                 "attention_parameters": res["attention_parameters"]}
+    """Every (learning rate, seed) of the grid, all side by side (one replica each): (runs,
+    curves, model sizes)."""
+    grid = [(lr, k) for lr in lrs for k in range(len(seeds))]
+    res = memorize(sp.dataset, width=width, seeds=[seeds[k] for _, k in grid], protocol=proto,
+                   lr=[lr for lr, _ in grid],
+                   progress=job_progress(log, label, proto.budget + 1), **model)
+    runs = [{"lr": lr, "seed_index": k, **run}
+            for (lr, k), run in zip(grid, res["runs"], strict=True)]
+    curves = []
+    for point in res["curve"]:
+        lr, k = grid[point.pop("replica")]
+        point.pop("seed")
+        curves.append({"lr": lr, "seed_index": k, **point})
+    sizes = {"ffn_parameters": res["ffn_parameters"],
+             "attention_parameters": res["attention_parameters"]}
     return runs, curves, sizes
 
 

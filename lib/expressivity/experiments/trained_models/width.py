@@ -71,21 +71,18 @@ def width_rows(*, N: int | str, seed: int, threads: int, device: str,
                      lr_decay=lr_decay)
     lrs = learning_rates(lr)
     seed_values = run_seeds(seed, "width", seeds, N=N)
-    progress = job_progress(log, f"N={N}", len(lrs) * (budget + 1) * len(widths).bit_length())
+    progress = job_progress(log, f"N={N}", (budget + 1) * len(widths).bit_length())
     cells: dict[int, list[dict]] = {}
+    grid = [(lr, k) for lr in lrs for k in range(len(seed_values))]  # side by side
 
     def existence_of(q: int) -> str:
-        runs = []
-        for lr in lrs:
-            done = len(cells) * len(lrs) + len(runs) // len(seed_values)
-            res = memorize(ds, width=q, seeds=seed_values, protocol=proto, lr=lr,
-                           progress=progress,
-                           done_before=done * (budget + 1), device=dev)
-            runs += [{"lr": lr, "seed_index": k, "ffn_parameters": res["ffn_parameters"],
-                      **{key: v for key, v in run.items() if key not in ("w", "lam")}}
-                     for k, run in enumerate(res["runs"])]
-        cells[q] = runs
-        return existence(run["outcome"] for run in runs)
+        res = memorize(ds, width=q, seeds=[seed_values[k] for _, k in grid], protocol=proto,
+                       lr=[lr for lr, _ in grid], progress=progress,
+                       done_before=len(cells) * (budget + 1), device=dev)
+        cells[q] = [{"lr": lr, "seed_index": k, "ffn_parameters": res["ffn_parameters"],
+                     **{key: v for key, v in run.items() if key not in ("w", "lam")}}
+                    for (lr, k), run in zip(grid, res["runs"], strict=True)]
+        return existence(run["outcome"] for run in cells[q])
 
     best, decided, tried = minimal_width(list(widths), existence_of)
     construction = construction_parameters(N, ds.n, ds.d)
