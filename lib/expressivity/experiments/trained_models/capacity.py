@@ -52,6 +52,7 @@ from expressivity.experiments.trained_models.runs import (
     job_progress,
     learning_rates,
     protocol,
+    replicas,
     run_seeds,
     wildcard,
 )
@@ -140,7 +141,7 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
     rows = []
     for i, q in enumerate(widths):
         torch_seeds = run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q)
-        grid = [(rate, k) for rate in lrs for k in range(seeds)]
+        grid = replicas(lrs, seeds)
         res = memorize_minibatch(
             ds, width=q, seeds=[torch_seeds[k] for _, k in grid], protocol=proto,
             lr=[rate for rate, _ in grid], batch=batch, optimiser=optimiser,

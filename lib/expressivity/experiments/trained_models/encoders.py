@@ -19,6 +19,7 @@ from expressivity.experiments.trained_models.runs import (
     job_progress,
     learning_rates,
     protocol,
+    replicas,
     wildcard,
 )
 from expressivity.rng import generator
@@ -38,7 +39,7 @@ def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(lr)
     integer("seeds", seeds, 1)
-    grid = [(rate, k) for rate in lrs for k in range(seeds)]
+    grid = replicas(lrs, seeds)
     results = train_encoders([generator(seed, f"{STAGE}.{job}", **keys, seed=k) for _, k in grid],
                              protocol=proto, lr=[rate for rate, _ in grid],
                              progress=job_progress(log, label, budget), **train)

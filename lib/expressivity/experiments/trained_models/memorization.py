@@ -41,6 +41,7 @@ from expressivity.experiments.trained_models.runs import (
     job_progress,
     learning_rates,
     protocol,
+    replicas,
     run_seeds,
     wildcard,
 )
@@ -72,7 +73,7 @@ def _train(sp: SegmentPairDataset, *, width: int, seeds: tuple[int, ...], lrs: l
            proto, log: logging.Logger | None, label: str, **model) -> tuple:
     """Every (learning rate, seed) of the grid, all side by side (one replica each): (runs,
     curves, model sizes)."""
-    grid = [(lr, k) for lr in lrs for k in range(len(seeds))]
+    grid = replicas(lrs, len(seeds))
     res = memorize(sp.dataset, width=width, seeds=[seeds[k] for _, k in grid], protocol=proto,
                    lr=[lr for lr, _ in grid],
                    progress=job_progress(log, label, proto.budget + 1), **model)

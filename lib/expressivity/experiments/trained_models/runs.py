@@ -9,6 +9,8 @@
   Wilson interval, every-seed verdict, mean, spread, steps to the target) and the protocol's
   settings, so every table records its budget and window; ``cells_summarised`` recomputes that
   summary where a cell's learning rates ran as jobs of their own (``lr_name`` names them);
+- ``replicas``: the (learning rate, seed) pairs of a cell, trained side by side as replicas of
+  one training;
 - ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log).
 """
 
@@ -61,6 +63,12 @@ def learning_rates(lr: float | str | Sequence[float]) -> list[float]:
     if not grid or any(not 0 < x < float("inf") for x in grid):
         raise ValueError(f"lr must be a number > 0 or a non-empty list of them, got {lr!r}")
     return grid
+
+
+def replicas(lrs: Sequence[float], seeds: int) -> list[tuple[float, int]]:
+    """The replicas of a cell trained side by side: every (learning rate, seed index), rate by
+    rate."""
+    return [(lr, k) for lr in lrs for k in range(seeds)]
 
 
 def lr_name(lr: float) -> str:

@@ -23,6 +23,7 @@ from expressivity.experiments.trained_models.runs import (
     job_progress,
     learning_rates,
     protocol,
+    replicas,
     run_seeds,
     wildcard,
 )
@@ -73,7 +74,7 @@ def width_rows(*, N: int | str, seed: int, threads: int, device: str,
     seed_values = run_seeds(seed, "width", seeds, N=N)
     progress = job_progress(log, f"N={N}", (budget + 1) * len(widths).bit_length())
     cells: dict[int, list[dict]] = {}
-    grid = [(lr, k) for lr in lrs for k in range(len(seed_values))]  # side by side
+    grid = replicas(lrs, len(seed_values))
 
     def existence_of(q: int) -> str:
         res = memorize(ds, width=q, seeds=[seed_values[k] for _, k in grid], protocol=proto,
