@@ -46,12 +46,14 @@ def piece(name: str, device: str = "cuda"):
     mask = pattern_masks("strided", n, rng=np.random.default_rng(0))[0]
     model = se.SequenceEncoder(4, n, d, ["attention", "conv"], 4, masks=[mask, None],
                                seeds=(1, 2)).to(dev)
-    modules = {"layer_norm": se.LayerNorm(d, gens), "attention": se.MaskedSelfAttention(d, 2),
-               "attention_masked": se.MaskedSelfAttention(d, 2, mask),
-               "conv": se.DepthwiseSeparableConv(d, 3), "bilinear": se.BilinearProjection(n, d)}
+    modules = {"layer_norm": se.LayerNorm(d, gens),
+               "attention": se.MaskedSelfAttention(d, 2, gens=gens),
+               "attention_masked": se.MaskedSelfAttention(d, 2, mask, gens),
+               "conv": se.DepthwiseSeparableConv(d, 3, gens),
+               "bilinear": se.BilinearProjection(n, d, gens)}
     if name in modules:
         module = modules[name].to(dev)
-        return lambda: module(X if name == "layer_norm" else X[:1]).sum()
+        return lambda: module(X).sum()
     if name == "ffn":
         f1, f2 = se.Linear(d, 2 * d, gens).to(dev), se.Linear(2 * d, d, gens).to(dev)
         return lambda: f2(torch.relu(f1(X))).sum()

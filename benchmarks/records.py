@@ -279,7 +279,8 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
     """What the plan predicts for a clean run of ``config`` (``workflow/plan.py``: the cost models
     and ``benchmarks/device_rates.csv``): jobs, CPU-hours (every job on a core), GPU jobs and
     GPU-hours, wall hours on one GPU node (in all, the construction stages together, the trained
-    models alone) and on this machine's cores, the SLURM critical path and its longest job."""
+    models alone, and the trained models' GPU-hours) and on this machine's cores, the SLURM
+    critical path and its longest job."""
     import plan
 
     node = plan.node_settings(yaml.safe_load((ROOT / config).read_text()))
@@ -302,6 +303,8 @@ def plan_records(config: str = PAPER_CONFIG) -> dict[str, tuple[object, str]]:
         "constructions_h": (round(on_node([j for j in jobs if j.stage in plan.CONSTRUCTIONS]), 1),
                             "h"),
         "trained_h": (round(on_node([j for j in jobs if j.stage == "trained_models"]), 1), "h"),
+        "trained_gpu_h": (round(sum(j.gpu_s for j in gpu if j.stage == "trained_models") / 3600,
+                                1), "h"),
         "trained_jobs": (sum(j.stage == "trained_models" for j in jobs), "count"),
         "here_h": (round(plan.schedule(jobs, os.cpu_count(), 0, on_node=False,
                                        speed=speed()).seconds / 3600),

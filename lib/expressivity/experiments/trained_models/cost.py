@@ -16,9 +16,9 @@ width for the capacity experiment and the width search):
 When a run stops is not known before it runs: the prediction counts ``BUDGET_USED`` of the budget,
 the share of it the trainings of each kind used on the default run (fitted to the CPU time of the
 kind's jobs in ``benchmarks/records/``: single cells use 1 % to 100 %; a kind not yet measured
-counts its whole budget). To refit a share after a recorded run: ``make plan ARGS=--measured`` prints each
-rule's measured and predicted seconds and jobs, and the share that fits is the old one times
-(measured - jobs x ``START_SECONDS``) / (predicted - jobs x ``START_SECONDS``). At a
+counts its whole budget). To refit a share after a recorded run: ``make plan ARGS=--measured``
+prints each rule's measured and predicted seconds and jobs, and the share that fits is the old one
+times (measured - jobs x ``START_SECONDS``) / (predicted - jobs x ``START_SECONDS``). At a
 larger budget (``config/paper.yaml``) a cell that reaches its target stops after as many steps as
 before, so the prediction is then on the high side; a grid of rates side by side (one rate in
 the default) lasts as long as its slowest rate, which the share fitted on one rate does not see:
