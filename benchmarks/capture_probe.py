@@ -4,7 +4,11 @@
 there (cudaErrorStreamCaptureInvalidated, every mixer; torch 2.11), so encoders run eagerly on a
 GPU (``training.ENCODER_GRAPHS``) and plan at the eager step's rate. This probe captures each piece
 of an encoder's step alone (forward, backward and, for the whole step, Adam), each in a fresh
-process, since a failed capture can leave the CUDA context unusable, and reports which capture:
+process, since a failed capture can leave the CUDA context unusable, and reports which capture.
+``adam_step`` captures on the leaf its warm-up ran on (as ``replica_training._Step`` did before
+``FlatReplicas.fresh_leaf``), ``adam_step_fresh_leaf`` on a fresh one: where only the second
+captures, the warm-up's stale stream was the cause. ``train_encoders`` (attention and a
+convolution) and ``train_encoders_attention`` run the library's own capture.
 
     python benchmarks/capture_probe.py            # every piece, one line each
     python benchmarks/capture_probe.py PIECE      # one piece in this process (what the above runs)
@@ -24,12 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: The pieces, from the smallest to the whole step.
 PIECES = ("layer_norm", "ffn", "attention", "attention_masked", "conv", "bilinear", "embedding",
-          "token_losses", "encoder", "adam_step", "train_encoders")
+          "token_losses", "encoder", "adam_step", "adam_step_fresh_leaf", "train_encoders",
+          "train_encoders_attention")
 
 
 def piece(name: str, device: str = "cuda"):
     """A function of no argument that runs ``name`` on ``device``: a scalar to differentiate, or
-    (``adam_step``) the whole step, backward and Adam included, returning None."""
+    (``adam_step``) the whole step, backward and Adam included, returning None; and the step's
+    ``FlatReplicas`` (None for the other pieces)."""
     import numpy as np
     import torch
 
@@ -53,18 +59,18 @@ def piece(name: str, device: str = "cuda"):
                "bilinear": se.BilinearProjection(n, d, gens)}
     if name in modules:
         module = modules[name].to(dev)
-        return lambda: module(X).sum()
+        return (lambda: module(X).sum()), None
     if name == "ffn":
         f1, f2 = se.Linear(d, 2 * d, gens).to(dev), se.Linear(2 * d, d, gens).to(dev)
-        return lambda: f2(torch.relu(f1(X))).sum()
+        return (lambda: f2(torch.relu(f1(X))).sum()), None
     if name == "embedding":
-        return lambda: (torch.bmm((tokens.reshape(R, B * n, 1) == torch.arange(
-            4, device=dev)).to(X.dtype), X[:, 0, :4]) + X[:, 0, :1]).sum()
+        return (lambda: (torch.bmm((tokens.reshape(R, B * n, 1) == torch.arange(
+            4, device=dev)).to(X.dtype), X[:, 0, :4]) + X[:, 0, :1]).sum()), None
     targets, scored = tokens.flip(-1), tokens > 0
     if name == "token_losses":
-        return lambda: token_losses(X[..., :4], targets, scored)[0].sum()
+        return (lambda: token_losses(X[..., :4], targets, scored)[0].sum()), None
     if name == "encoder":
-        return lambda: model(tokens).sum()
+        return (lambda: model(tokens).sum()), None
     params = FlatReplicas(model)
     opt = ReplicaAdam(params, 0.01)
 
@@ -72,7 +78,7 @@ def piece(name: str, device: str = "cuda"):
         params.bind()
         token_losses(model(tokens), targets, scored)[0].sum().backward()
         opt.step()
-    return step
+    return step, params
 
 
 def capture(name: str) -> str:
@@ -86,16 +92,17 @@ def capture(name: str) -> str:
     from expressivity.torch_runtime import configure_torch
 
     configure_torch(1, "cuda")
-    if name == "train_encoders":
+    if name.startswith("train_encoders"):
         from expressivity.training import train_encoders
         from expressivity.training_protocol import Protocol
 
         rngs = [np.random.default_rng(s) for s in (1, 2)]
-        train_encoders(rngs, task="copy", n=8, vocab=4, mixers=["attention", "conv"],
+        mixers = ["attention"] if name.endswith("attention") else ["attention", "conv"]
+        train_encoders(rngs, task="copy", n=8, vocab=4, mixers=mixers,
                        protocol=Protocol(1.0, 20, 10, 10, 0.0), batch=4, lr=0.01, d_model=16,
                        eval_size=8, device="cuda", graphs=True)
         return "captures"
-    fn = piece(name)
+    fn, params = piece(name.removesuffix("_fresh_leaf"))
 
     def run():
         out = fn()
@@ -106,6 +113,8 @@ def capture(name: str) -> str:
     with torch.cuda.stream(side):
         run()
     torch.cuda.current_stream().wait_stream(side)
+    if name.endswith("_fresh_leaf"):
+        params.fresh_leaf()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         run()
@@ -115,7 +124,7 @@ def capture(name: str) -> str:
     return "captures"
 
 
-def probe(pieces: tuple[str, ...] = PIECES, timeout: float = 60) -> dict[str, str]:
+def probe(pieces: tuple[str, ...] = PIECES, timeout: float = 30) -> dict[str, str]:
     """Each piece's outcome, each captured in a fresh process."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")]))}

@@ -82,6 +82,14 @@ class FlatReplicas:
         self.flat = self.flat.detach()[rows].requires_grad_(True)
         self.bind()
 
+    def fresh_leaf(self) -> None:
+        """Make ``flat`` a new leaf on the same storage, left unbound: the module's views of the
+        old leaf keep its gradient accumulator, and with it the CUDA stream it was created on,
+        alive; a capture whose backward reached that accumulator would wait on a stream outside
+        the capture, which invalidates it (torch 2.13, ``set_override_stale_capture_stream``).
+        The next ``bind`` (inside the capture) creates the new leaf's accumulator there."""
+        self.flat = self.flat.detach().requires_grad_(True)
+
     def parameters_per_replica(self) -> int:
         return int(self.flat.shape[1])
 
@@ -182,12 +190,15 @@ class _Step:
 
     def _capture(self, batch: Sequence[torch.Tensor]) -> None:
         """Run this step eagerly on a side stream (the warm-up CUDA graphs need), then capture the
-        next ones: the graph reads its inputs from static copies and updates ``flat`` in place."""
+        next ones on a fresh leaf (``FlatReplicas.fresh_leaf``: no autograd node of the warm-up or
+        of ``keep`` is reached): the graph reads its inputs from static copies and updates
+        ``flat`` in place."""
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             self._eager(batch)
         torch.cuda.current_stream().wait_stream(side)
+        self.params.fresh_leaf()
         self.static = [b.clone() for b in batch]
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
