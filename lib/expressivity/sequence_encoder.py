@@ -145,7 +145,10 @@ class DepthwiseSeparableConv(nn.Module):
     and a bias per channel), then a point-wise linear map, per replica. The convolution is one
     batched product with each channel's banded ``(n, n)`` matrix, ``band[c, i, j] = w[c, j - i +
     kernel // 2]`` inside the band and 0 outside (zero padding): the sums of a grouped
-    ``conv1d``, whose backward on the CPU took a quarter of a hybrid's step (ours, [O])."""
+    ``conv1d``, whose backward on the CPU took a quarter of a hybrid's step (ours, [O]). The band
+    is itself a product, ``band[c] = sum_t w[c, t] S_t`` with the 0/1 shift matrices ``S_t[i, j]
+    = [j - i + kernel // 2 = t]``: an indexed gather's backward (``index_put_`` with
+    accumulation, sorted under deterministic algorithms) cannot be captured in a CUDA graph."""
 
     def __init__(self, d_model: int, kernel: int, gens: Sequence[torch.Generator] | None = None):
         super().__init__()
@@ -162,7 +165,8 @@ class DepthwiseSeparableConv(nn.Module):
         n, kernel = X.shape[2], self.depthwise.shape[-1]
         positions = torch.arange(n, device=X.device)
         tap = positions[None, :] - positions[:, None] + kernel // 2  # (i, j) -> j - i + kernel // 2
-        band = self.depthwise[:, :, tap.clamp(0, kernel - 1)] * ((tap >= 0) & (tap < kernel))
+        shifts = (tap == torch.arange(kernel, device=X.device)[:, None, None]).to(X.dtype)
+        band = torch.einsum("rct,tij->rcij", self.depthwise, shifts)
         mixed = torch.einsum("rcij,rbjc->rbic", band, X) + self.depthwise_bias[:, None, None, :]
         return self.pointwise(mixed)
 

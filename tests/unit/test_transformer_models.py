@@ -110,16 +110,21 @@ def test_encoder_replicas_are_the_models_their_seeds_build_alone(mixers):
 def test_the_convolution_is_each_channels_zero_padded_convolution(n, kernel):
     """``DepthwiseSeparableConv``'s band product gives, per replica and channel, the zero-padded
     cross-correlation ``sum_t w[c, t] X[i + t - kernel // 2, c]`` (torch's ``conv1d``), also with
-    a kernel wider than the sequence."""
+    a kernel wider than the sequence, and the gradients of its weights and input."""
     conv = DepthwiseSeparableConv(4, kernel, generators((1, 2)))
-    X = torch.randn(2, 3, n, 4, generator=torch.Generator().manual_seed(n * kernel))
-    with torch.no_grad():
-        mixed = conv(X) - conv.pointwise.b[:, None, None, :]
-        expected = torch.stack([
-            F.conv1d(X[r].transpose(1, 2), conv.depthwise[r, :, None, :], conv.depthwise_bias[r],
-                     padding=kernel // 2, groups=4).transpose(1, 2) @ conv.pointwise.W[r]
-            for r in range(2)])
+    X = torch.randn(2, 3, n, 4, generator=torch.Generator().manual_seed(n * kernel),
+                    requires_grad=True)
+    mixed = conv(X) - conv.pointwise.b[:, None, None, :]
+    expected = torch.stack([
+        F.conv1d(X[r].transpose(1, 2), conv.depthwise[r, :, None, :], conv.depthwise_bias[r],
+                 padding=kernel // 2, groups=4).transpose(1, 2) @ conv.pointwise.W[r]
+        for r in range(2)])
     torch.testing.assert_close(mixed, expected)
+    weight = torch.randn(mixed.shape, generator=torch.Generator().manual_seed(1))
+    grads = [torch.autograd.grad((out * weight).sum(), (conv.depthwise, X)) for out in
+             (mixed, expected)]
+    for ours, torchs in zip(*grads, strict=True):
+        torch.testing.assert_close(ours, torchs)
 
 
 def test_hybrid_mixers():
