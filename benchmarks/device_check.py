@@ -201,6 +201,23 @@ def training_half(out: Path, scratch: Path, dry: bool) -> dict:
                                            capture_probe.PIECES)
     summary.append("CUDA-graph capture: " + "; ".join(f"{name}: {outcome}" for name, outcome
                                                       in found["capture"].items()))
+    # the copying step as CUDA graphs, last (a failed capture can spoil the CUDA context), at the
+    # default's seeds and at 16 (issue 26: at most 3 ms a step on an H100); eager on the CPU
+    found["copy_graphs"] = {}
+    for seeds in (DEFAULT["trained_models"]["seeds"], 16):
+        try:
+            kw = dict(seeds=seeds, graphs=not dry, seed=DEFAULT["seed"], threads=1, device=device)
+            copy_rate(max(2, steps // 10), **kw)  # warm up (and capture)
+            rate, _, used = copy_rate(steps, **kw)
+            found["copy_graphs"][seeds] = {"ms_per_step": 1000 / rate, "device": used,
+                                           "graphs": not dry}
+        except Exception as err:  # the capture's error is the finding
+            found["copy_graphs"][seeds] = {"error": f"{type(err).__name__}: "
+                                                    f"{str(err).strip().splitlines()[0][:300]}"}
+            break
+    summary.append(("copy step, eager (dry run): " if dry else "copy step as CUDA graphs: ") + "; ".join(
+        f"{seeds} seeds: " + (f"{got['ms_per_step']:.2f} ms" if "ms_per_step" in got
+                              else got["error"]) for seeds, got in found["copy_graphs"].items()))
     return {"figures": found, "rates": rows, "device": found["copy"]["device"],
             "summary": summary}
 

@@ -110,13 +110,13 @@ print(json.dumps({"ms_per_step": 1000 * (clock() - start) / steps,
 """
 
 
-def _rate(kind: str, job, cost_of, steps: int, section: str, cell: dict,
+def _rate(kind: str, job, cost_of, steps: int, section: str, cell: dict, seeds: int | None = None,
           **run) -> tuple[float, float, str]:
     """Steps per second of one default-config job of ``kind`` (``cell``: its wildcards, given to
     the job and, where it takes them, to the cost model) run in this process for ``steps`` steps (a
     learning rate too small to reach anything; evaluations at half and at the end; one width where
     the job has a grid of them), the cost model's steps per second for the same job, and the
-    device it ran on."""
+    device it ran on. ``seeds``: side by side (the default config's when None)."""
     from expressivity.experiments.trained_models import cost
 
     half = max(1, steps // 2)
@@ -128,13 +128,14 @@ def _rate(kind: str, job, cost_of, steps: int, section: str, cell: dict,
         if grid in settings:
             settings[grid] = [max(settings[grid])]
     params = inspect.signature(job).parameters
+    seeds = TM["seeds"] if seeds is None else seeds
     start = time.perf_counter()
-    out = job(seeds=TM["seeds"], lr_decay=TM["lr_decay"], **cell, **run,
+    out = job(seeds=seeds, lr_decay=TM["lr_decay"], **cell, **run,
               **{k: v for k, v in settings.items() if k in params})
     seconds = time.perf_counter() - start
     rows = out[1] if isinstance(out, tuple) else out
     wanted = inspect.signature(cost_of).parameters
-    planned = cost_of(seeds=TM["seeds"], **{k: v for k, v in {**settings, **cell}.items()
+    planned = cost_of(seeds=seeds, **{k: v for k, v in {**settings, **cell}.items()
                                            if k in wanted})[0]
     per_step = (planned - cost.START_SECONDS) / cost.BUDGET_USED[kind] / (2 * half)
     return 2 * half / seconds, 1 / per_step, rows[0]["device"]
@@ -161,14 +162,20 @@ def minibatch_rate(steps: int, **run) -> tuple[float, float, str]:
                  {"arm": "sgd", "N": max(cap["N"]), "a": min(cap["a"])}, **run)
 
 
-def copy_rate(steps: int, **run) -> tuple[float, float, str]:
+def copy_rate(steps: int, graphs: bool | None = None, **run) -> tuple[float, float, str]:
     """Adam steps per second of the STRIDED copying job at depth 4 (its seeds side by side) and
-    the cost model's."""
+    the cost model's; ``graphs``: its steps as CUDA graphs or eager (``training.ENCODER_GRAPHS``
+    set for the call; None leaves the library's choice)."""
+    from unittest import mock
+
+    from expressivity import training
     from expressivity.experiments.trained_models.cost import copy_cost
     from expressivity.experiments.trained_models.encoders import copy_rows
 
-    return _rate("copy", copy_rows, copy_cost, steps, "copy",
-                 {"pattern": "strided", "depth": 4}, **run)
+    choice = training.ENCODER_GRAPHS if graphs is None else graphs
+    with mock.patch.object(training, "ENCODER_GRAPHS", choice):
+        return _rate("copy", copy_rows, copy_cost, steps, "copy",
+                     {"pattern": "strided", "depth": 4}, **run)
 
 
 def cells() -> list[tuple[str, str, int]]:
