@@ -86,7 +86,7 @@ FIGURES[TM] = {
     ),
     "heads_rank": plot("heads_rank"),
     "width_vs_N": plot("width_vs_N"),
-    "copy_depth": plot("copy_depth"),
+    "copy_depth": plot("copy_depth", verdict=True),
 }
 
 
@@ -314,8 +314,8 @@ TM_STAR_PLAN = planned(
 TM_HYBRID_PLAN = planned(
     TM, "cost.hybrid_cost", "hybrid", supplied=["task", "lr"], device=TM_DEVICE
 )
-FIGURES[TM]["sparsity"] = plot("sparsity")
-FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck")
+FIGURES[TM]["sparsity"] = plot("sparsity", verdict=True)
+FIGURES[TM]["star_bottleneck"] = plot("star_bottleneck", verdict=True)
 FIGURES[TM]["hybrid"] = plot("hybrid", verdict=True)
 
 

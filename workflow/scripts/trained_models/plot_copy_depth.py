@@ -1,14 +1,16 @@
 """Figure: copying accuracy (mean over seeds, bars from the lowest to the highest seed) and
 reliability (the fraction of seeds that reach the target, 95 % Wilson interval) against depth, one
-line per attention pattern; filled markers: some seed reaches the target (existence)."""
+line per attention pattern; filled markers: some seed reaches the target (existence). The title
+states the verdicts of the claims that name this figure."""
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min",
+df = read_table(snakemake.input.copy_depth, ["pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min",
                                      "cell_accuracy_max", "cell_existence", "cell_reliability",
                                      "cell_reliability_lo", "cell_reliability_hi", "chance",
                                      "target"])
@@ -42,8 +44,9 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
         ax.set_xlim(depths[0] - 0.5, depths[-1] + 0.5)
         ax.set_xlabel("encoder depth (attention layers)")
         ax.legend(fontsize=7, ncol=2)
-    fig.suptitle(f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
-                 f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "
-                 f"{r['lr_decay']:g}, budget {r['budget']} (filled: at least one seed at the target)",
-                 fontsize=9)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/copy_depth", width=130)
+    fig.suptitle("\n".join([f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
+                            f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "
+                            f"{r['lr_decay']:g}, budget {r['budget']} (filled: at least one seed at "
+                            "the target)", *verdicts]), fontsize=9)
     save(fig, snakemake.output.png, snakemake.output.pdf)

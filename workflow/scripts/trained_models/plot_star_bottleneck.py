@@ -1,14 +1,16 @@
 """Figure: STAR on the copying task: held-out accuracy (mean over seeds, bars from the lowest to
 the highest seed) against the relay's load n log2(vocab) / d_model, one line per length n;
-filled markers: some seed reaches the target."""
+filled markers: some seed reaches the target. The title states the verdicts of the claims that
+name this figure."""
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["d_model", "n", "load", "cell_accuracy_mean",
+df = read_table(snakemake.input.star_bottleneck, ["d_model", "n", "load", "cell_accuracy_mean",
                                      "cell_accuracy_min", "cell_accuracy_max", "cell_existence",
                                      "chance", "target"])
 cells = df.groupby(["d_model", "n"], sort=False, as_index=False).first()
@@ -31,9 +33,16 @@ with figure(1, 1, figsize=(7, 4.4)) as (fig, ax):
     ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
     ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
     ax.set_xscale("log", base=2)
+    # a tick at each load run (a factor 2 apart on the grid), half a factor of margin each side
+    loads = sorted(cells["load"].unique())
+    ax.set_xticks(loads, [f"{load:g}" for load in loads])
+    ax.minorticks_off()
+    ax.set_xlim(loads[0] / 2**0.5, loads[-1] * 2**0.5)
     ax.set_xlabel("relay load n log2(vocabulary) / d_model (bits per unit of width)")
     ax.set_ylabel("held-out copy accuracy per token\n(mean, lowest to highest seed)")
     ax.legend(fontsize=7)
-    ax.set_title(f"STAR's relay, depth {r['depth']}, {df['seed_index'].nunique()} seeds "
-                 "(filled: at least one seed at the target)", fontsize=9)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/star_bottleneck",
+                             width=100)
+    ax.set_title("\n".join([f"STAR's relay, depth {r['depth']}, {df['seed_index'].nunique()} seeds "
+                            "(filled: at least one seed at the target)", *verdicts]), fontsize=8)
     save(fig, snakemake.output.png, snakemake.output.pdf)
