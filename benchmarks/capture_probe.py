@@ -5,10 +5,8 @@ there (cudaErrorStreamCaptureInvalidated, every mixer; torch 2.11), so encoders 
 GPU (``training.ENCODER_GRAPHS``) and plan at the eager step's rate. This probe captures each piece
 of an encoder's step alone (forward, backward and, for the whole step, Adam), each in a fresh
 process, since a failed capture can leave the CUDA context unusable, and reports which capture.
-``adam_step`` captures on the leaf its warm-up ran on (as ``replica_training._Step`` did before
-``FlatReplicas.fresh_leaf``), ``adam_step_fresh_leaf`` on a fresh one: where only the second
-captures, the warm-up's stale stream was the cause. ``train_encoders`` (attention and a
-convolution) and ``train_encoders_attention`` run the library's own capture.
+``train_encoders`` (attention and a convolution) and ``train_encoders_attention`` run the
+library's own capture.
 
     python benchmarks/capture_probe.py            # every piece, one line each
     python benchmarks/capture_probe.py PIECE      # one piece in this process (what the above runs)
@@ -28,14 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: The pieces, from the smallest to the whole step.
 PIECES = ("layer_norm", "ffn", "attention", "attention_masked", "conv", "bilinear", "embedding",
-          "token_losses", "encoder", "adam_step", "adam_step_fresh_leaf", "train_encoders",
-          "train_encoders_attention")
+          "token_losses", "encoder", "adam_step", "train_encoders", "train_encoders_attention")
 
 
 def piece(name: str, device: str = "cuda"):
     """A function of no argument that runs ``name`` on ``device``: a scalar to differentiate, or
-    (``adam_step``) the whole step, backward and Adam included, returning None; and the step's
-    ``FlatReplicas`` (None for the other pieces)."""
+    (``adam_step``) the whole step, backward and Adam included, returning None."""
     import numpy as np
     import torch
 
@@ -59,26 +55,26 @@ def piece(name: str, device: str = "cuda"):
                "bilinear": se.BilinearProjection(n, d, gens)}
     if name in modules:
         module = modules[name].to(dev)
-        return (lambda: module(X).sum()), None
+        return lambda: module(X).sum()
     if name == "ffn":
         f1, f2 = se.Linear(d, 2 * d, gens).to(dev), se.Linear(2 * d, d, gens).to(dev)
-        return (lambda: f2(torch.relu(f1(X))).sum()), None
+        return lambda: f2(torch.relu(f1(X))).sum()
     if name == "embedding":
-        return (lambda: (torch.bmm((tokens.reshape(R, B * n, 1) == torch.arange(
-            4, device=dev)).to(X.dtype), X[:, 0, :4]) + X[:, 0, :1]).sum()), None
+        return lambda: (torch.bmm((tokens.reshape(R, B * n, 1) == torch.arange(
+            4, device=dev)).to(X.dtype), X[:, 0, :4]) + X[:, 0, :1]).sum()
     targets, scored = tokens.flip(-1), tokens > 0
     if name == "token_losses":
-        return (lambda: token_losses(X[..., :4], targets, scored)[0].sum()), None
+        return lambda: token_losses(X[..., :4], targets, scored)[0].sum()
     if name == "encoder":
-        return (lambda: model(tokens).sum()), None
+        return lambda: model(tokens).sum()
     params = FlatReplicas(model)
     opt = ReplicaAdam(params, 0.01)
 
     def step():
-        params.bind()
-        token_losses(model(tokens), targets, scored)[0].sum().backward()
+        params.zero_grad()
+        params.backward(token_losses(model(tokens), targets, scored)[0].sum())
         opt.step()
-    return step, params
+    return step
 
 
 def capture(name: str) -> str:
@@ -102,7 +98,7 @@ def capture(name: str) -> str:
                        protocol=Protocol(1.0, 20, 10, 10, 0.0), batch=4, lr=0.01, d_model=16,
                        eval_size=8, device="cuda", graphs=True)
         return "captures"
-    fn, params = piece(name.removesuffix("_fresh_leaf"))
+    fn = piece(name)
 
     def run():
         out = fn()
@@ -113,8 +109,6 @@ def capture(name: str) -> str:
     with torch.cuda.stream(side):
         run()
     torch.cuda.current_stream().wait_stream(side)
-    if name.endswith("_fresh_leaf"):
-        params.fresh_leaf()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         run()

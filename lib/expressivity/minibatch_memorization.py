@@ -50,7 +50,7 @@ class ReplicaSGD:
 
     @torch.no_grad()
     def step(self) -> None:
-        self.buf.mul_(self.momentum).add_(self.params.flat.grad)
+        self.buf.mul_(self.momentum).add_(self.params.grad)
         self.params.flat.sub_(self.lr * self.buf)
 
     def keep(self, rows: torch.Tensor) -> None:

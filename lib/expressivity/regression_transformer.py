@@ -178,7 +178,6 @@ def fit_transformers(y_train: list[np.ndarray], t_train: list[np.ndarray],
 
     def keep_prediction(replica: int, row: int) -> None:
         with torch.no_grad():
-            params.bind()
             f = model(test[replica][None].expand(params.replicas, -1, -1))[row]
         predictions[replica] = mu[replica] + sd[replica] * f.double().numpy()
 

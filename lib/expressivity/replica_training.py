@@ -5,8 +5,9 @@ dimension first (``(R, ...)``), so one batched operation serves all of them, and
 so each follows its own trajectory. The pieces:
 
 - ``FlatReplicas``: the trainable parameters of the replicas as one flat tensor ``theta: (R, P)``
-  (the model's parameters become views of it), so that the optimiser is a handful of operations on
-  one tensor and a stopped replica leaves the batch by dropping its row (``keep``);
+  and their gradients as one tensor beside it (the model's parameters become leaves that are views
+  of the first, their gradients views of the second), so that the optimiser is a handful of
+  operations on two tensors and a stopped replica leaves the batch by dropping its row (``keep``);
 - ``ReplicaAdam``: Adam (Kingma & Ba 2015, Algorithm 1, as ``torch.optim.Adam`` computes it) with
   one learning rate per replica,
 
@@ -31,6 +32,7 @@ same bytes out) but can differ at rounding level from those of the same seed tra
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Protocol as Interface
 
@@ -42,22 +44,25 @@ from expressivity.training_protocol import Monitor, Protocol
 
 
 class FlatReplicas:
-    """The trainable parameters of ``module`` (each ``(R, ...)``: one row per replica) moved into
-    one leaf tensor ``flat: (R, P)``; ``bind()`` makes the module's parameters views of it again
-    (call it before each forward: the views carry the gradient to ``flat``). Buffers stay in the
-    module and are shared by every replica."""
+    """The trainable parameters of ``module`` (each ``(R, ...)``: one row per replica) side by side
+    in one tensor ``flat: (R, P)``, and their gradients in one tensor ``grad: (R, P)``. Each
+    parameter of the module becomes a leaf that is a view of ``flat``, its ``.grad`` a view of
+    ``grad``: a backward adds each parameter's gradient in place into ``grad`` (``zero_grad``
+    before each step), with no autograd node between the parameters and ``flat`` and nothing to
+    bind before a forward, and the optimiser is a handful of operations on ``flat`` and ``grad``.
+    Buffers stay in the module and are shared by every replica. Move the module to its device
+    before building this."""
 
     def __init__(self, module: nn.Module):
         self.module = module
         self.slots: list[tuple[nn.Module, str, torch.Size]] = []
         rows = []
         for mod in module.modules():
-            for name, p in list(mod._parameters.items()):
+            for name, p in mod._parameters.items():
                 if p is None or not p.requires_grad:
                     continue
                 rows.append(p.detach().reshape(p.shape[0], -1))
                 self.slots.append((mod, name, p.shape[1:]))
-                del mod._parameters[name]
         if not rows:
             raise ValueError("the module has no trainable parameter")
         replicas = {r.shape[0] for r in rows}
@@ -65,30 +70,37 @@ class FlatReplicas:
             raise ValueError(f"every parameter must have the replica dimension first; got leading "
                              f"sizes {sorted(replicas)}")
         self.sizes = [r.shape[1] for r in rows]
-        self.flat = torch.cat(rows, 1).requires_grad_(True)
-        self.bind()
+        self._place(torch.cat(rows, 1))
+
+    def _place(self, flat: torch.Tensor) -> None:
+        """Hold ``flat`` and a zero ``grad`` beside it, and make each parameter of the module a
+        leaf viewing its columns of ``flat`` with its ``.grad`` viewing those of ``grad``."""
+        self.flat, self.grad = flat, torch.zeros_like(flat)
+        for (mod, name, shape), value, grad in zip(self.slots, flat.split(self.sizes, 1),
+                                                   self.grad.split(self.sizes, 1), strict=True):
+            param = nn.Parameter(value.view(self.replicas, *shape))
+            param.grad = grad.view(self.replicas, *shape)
+            mod._parameters[name] = param
 
     @property
     def replicas(self) -> int:
         return int(self.flat.shape[0])
 
-    def bind(self) -> None:
-        """Set each parameter of the module to its view of ``flat`` (``(R, ...)``)."""
-        for (mod, name, shape), view in zip(self.slots, self.flat.split(self.sizes, 1), strict=True):
-            mod.__dict__[name] = view.view(self.replicas, *shape)
+    def zero_grad(self) -> None:
+        self.grad.zero_()
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """``loss.backward()``, adding the parameters' gradients into ``grad``. A parameter with
+        the replica stride of ``flat`` has a gradient with the same stride, which torch's
+        accumulator warns does not "obey the gradient layout contract" (dense gradients are
+        faster to hand to a distributed reduction); it adds in place all the same."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="grad and param do not obey")
+            loss.backward()
 
     def keep(self, rows: torch.Tensor) -> None:
         """Keep the replicas ``rows`` (indices into the current rows), in that order."""
-        self.flat = self.flat.detach()[rows].requires_grad_(True)
-        self.bind()
-
-    def fresh_leaf(self) -> None:
-        """Make ``flat`` a new leaf on the same storage, left unbound: the module's views of the
-        old leaf keep its gradient accumulator, and with it the CUDA stream it was created on,
-        alive; a capture whose backward reached that accumulator would wait on a stream outside
-        the capture, which invalidates it (torch 2.13, ``set_override_stale_capture_stream``).
-        The next ``bind`` (inside the capture) creates the new leaf's accumulator there."""
-        self.flat = self.flat.detach().requires_grad_(True)
+        self._place(self.flat[rows])
 
     def parameters_per_replica(self) -> int:
         return int(self.flat.shape[1])
@@ -127,8 +139,7 @@ class ReplicaAdam:
 
     @torch.no_grad()
     def step(self) -> None:
-        flat = self.params.flat
-        g, (b1, b2) = flat.grad, self.betas
+        flat, g, (b1, b2) = self.params.flat, self.params.grad, self.betas
         self.t += 1
         self.m.lerp_(g, 1 - b1)
         self.v.mul_(b2).addcmul_(g, g, value=1 - b2)
@@ -172,10 +183,9 @@ class _Step:
         self.graph, self.static = None, []
 
     def _eager(self, batch: Sequence[torch.Tensor]) -> None:
-        self.params.bind()
-        self.job.loss(*batch).sum().backward()
+        self.params.zero_grad()
+        self.params.backward(self.job.loss(*batch).sum())
         self.opt.step()
-        self.params.flat.grad = None
 
     def __call__(self, step: int) -> None:
         batch = self.job.batch(step)
@@ -190,21 +200,20 @@ class _Step:
 
     def _capture(self, batch: Sequence[torch.Tensor]) -> None:
         """Run this step eagerly on a side stream (the warm-up CUDA graphs need), then capture the
-        next ones on a fresh leaf (``FlatReplicas.fresh_leaf``: no autograd node of the warm-up or
-        of ``keep`` is reached): the graph reads its inputs from static copies and updates
-        ``flat`` in place."""
+        next ones: the graph reads its inputs from static copies and updates ``flat`` and
+        ``grad`` in place. No autograd node of the warm-up outlives it (the parameters are leaves,
+        and nothing keeps a view of them with its history), so the capture's backward meets no
+        gradient accumulator made on the side stream: one that it did would wait on a stream
+        outside the capture and invalidate it (torch 2.13, ``set_override_stale_capture_stream``)."""
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             self._eager(batch)
         torch.cuda.current_stream().wait_stream(side)
-        self.params.fresh_leaf()
         self.static = [b.clone() for b in batch]
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
-            self.params.bind()
-            self.job.loss(*self.static).sum().backward()
-            self.opt.step()
+            self._eager(self.static)
 
 
 def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol,
@@ -223,7 +232,7 @@ def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol,
     ``optimizer(params, lr)`` builds the optimiser (``ReplicaAdam`` by default); another one (SGD
     with momentum, say) needs the same three members: ``lr`` (a ``(R, 1)`` tensor, one learning
     rate per replica, which the loop scales by each monitor's ``lr_factor``), ``step()`` (one
-    update from ``params.flat.grad``, capturable in a CUDA graph) and ``keep(rows)``."""
+    update from ``params.grad``, capturable in a CUDA graph) and ``keep(rows)``."""
     if not isinstance(protocol, Protocol):
         raise TypeError(f"protocol must be a training_protocol.Protocol, got {protocol!r}")
     base = replica_rates(lr, params.replicas)  # each replica's rate before its decay
@@ -235,7 +244,6 @@ def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol,
     for step in range(protocol.budget + 1):
         if step % protocol.every == 0 or step == protocol.budget:
             with torch.no_grad():
-                params.bind()
                 loss, acc = (v.tolist() for v in torch.stack(job.evaluate()).cpu())
             kept = []
             for row, replica in enumerate(active):

@@ -48,7 +48,7 @@ from expressivity.transformer_models import SIGMAS, TokenClassifier, check_seeds
 
 #: Whether ``train_encoders`` captures its steps as CUDA graphs by default: not until its capture
 #: works on a GPU (tests/unit/test_training.py's CUDA-graph test failed there, for every mixer,
-#: before ``FlatReplicas.fresh_leaf``; ``benchmarks/capture_probe.py`` says which piece fails).
+#: before the parameters became leaves; ``benchmarks/capture_probe.py`` says which piece fails).
 ENCODER_GRAPHS = False
 
 

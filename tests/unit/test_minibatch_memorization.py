@@ -22,7 +22,7 @@ def test_replica_sgd_matches_torch_sgd_per_replica():
     ref_opts = [torch.optim.SGD([refs[r]], lr=lr, momentum=0.8) for r, lr in enumerate((0.1, 0.03))]
     for _ in range(3):
         grad = torch.randn_like(params.flat)
-        params.flat.grad = grad.clone()
+        params.grad.copy_(grad)
         opt.step()
         for r in range(2):
             refs[r].grad = grad[r].clone()

@@ -22,19 +22,16 @@ def test_the_step_benchmark_times_a_cell_in_a_fresh_process():
 
 def test_every_piece_the_capture_probe_captures_runs_eagerly():
     """benchmarks/capture_probe.py: each piece of an encoder's step runs (forward and backward,
-    the whole step for adam_step, twice: the warm-up, a fresh leaf where the piece asks for one,
-    the step a capture records) on the CPU, so on a GPU only its capture is in question; a
-    piece's subprocess reports "no GPU" here."""
+    the whole step for adam_step, twice: the warm-up and the step a capture records) on the CPU,
+    so on a GPU only its capture is in question; a piece's subprocess reports "no GPU" here."""
     spec = importlib.util.spec_from_file_location("probe", ROOT / "benchmarks/capture_probe.py")
     probe = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probe)
     for name in probe.PIECES:
         if name.startswith("train_encoders"):  # the library's own loop, tested elsewhere
             continue
-        fn, params = probe.piece(name.removesuffix("_fresh_leaf"), "cpu")
-        for step in range(2):
-            if step and name.endswith("_fresh_leaf"):
-                params.fresh_leaf()
+        fn = probe.piece(name, "cpu")
+        for _ in range(2):
             out = fn()
             if out is not None:
                 out.backward()
