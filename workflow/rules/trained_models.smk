@@ -84,8 +84,8 @@ FIGURES[TM] = {
     "memorization_curve": plot(
         "memorization_curve", "memorization_runs", "masked_curve", "masked_runs"
     ),
-    "heads_rank": plot("heads_rank"),
-    "width_vs_N": plot("width_vs_N"),
+    "heads_rank": plot("heads_rank", verdict=True),
+    "width_vs_N": plot("width_vs_N", verdict=True),
     "copy_depth": plot("copy_depth", verdict=True),
 }
 

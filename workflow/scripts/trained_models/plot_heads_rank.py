@@ -1,15 +1,17 @@
 """Figure: over heads and head size, the final training accuracy (mean over seeds, lowest to
 highest seed), the reliability (fraction of seeds reaching 100 %, 95 % Wilson interval) and the
-epochs to 100 % of the seeds that reached it, with the blind ceiling of the dataset."""
+epochs to 100 % of the seeds that reached it, with the blind ceiling of the dataset. The title
+states the verdicts of the claims that name this figure."""
 
 import numpy as np
 
+from expressivity.claims import verdict_lines
 from expressivity.io import read_table
 from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["heads", "head_size", "cell_accuracy_mean",
+df = read_table(snakemake.input.heads_rank, ["heads", "head_size", "cell_accuracy_mean",
                                      "cell_accuracy_min", "cell_accuracy_max", "cell_reliability",
                                      "cell_reliability_lo", "cell_reliability_hi",
                                      "cell_steps_to_target_mean", "blind_ceiling", "budget"])
@@ -48,7 +50,10 @@ with figure(1, 3, figsize=(13.5, 4.0)) as (fig, axes):
         ax.set_xlabel("head size s (rank of each head)")
         ax.legend(fontsize=7)
     r = df.iloc[0]
-    fig.suptitle(f"Tied softmax attention, heads and head size: N = {r['N']} ({r['pairs']} segment "
-                 f"pairs), q = {r['width']}; {df['seed_index'].nunique()} seeds, window "
-                 f"{r['window']}, lr decay {r['lr_decay']:g}", fontsize=10)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/heads_rank",
+                             width=130)
+    fig.suptitle("\n".join([f"Tied softmax attention, heads and head size: N = {r['N']} "
+                            f"({r['pairs']} segment pairs), q = {r['width']}; "
+                            f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "
+                            f"{r['lr_decay']:g}", *verdicts]), fontsize=10)
     save(fig, snakemake.output.png, snakemake.output.pdf)

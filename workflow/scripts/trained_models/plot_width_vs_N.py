@@ -1,9 +1,10 @@
 """Figure: smallest FFN width at which training fits 100 % with some seed, against N (every width
 cell tried, by existence, with its reliability), its log-log fit with the slope's interval, and the
-construction's width n N."""
+construction's width n N. The title states the verdicts of the claims that name this figure."""
 
 import numpy as np
 
+from expressivity.claims import verdict_lines
 from expressivity.claims.trained_models.width import WIDTH_GROWTH_MIN_N, width_slope
 from expressivity.io import read_table
 from expressivity.joblog import job_log
@@ -11,7 +12,7 @@ from expressivity.plotting import PALETTE, figure, save
 from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
 
 log = job_log(snakemake)
-df = read_table(snakemake.input[0], ["N", "width", "cell_existence", "cell_reached", "cell_seeds",
+df = read_table(snakemake.input.width_vs_N, ["N", "width", "cell_existence", "cell_reached", "cell_seeds",
                                      "minimal_width", "minimal_width_decided",
                                      "construction_ffn_width"])
 cells = df.groupby(["N", "width"], as_index=False).first()
@@ -46,7 +47,9 @@ with figure(figsize=(6.6, 4.4)) as (fig, ax):
     ax.minorticks_off()
     ax.set_xlabel("number of sequences N")
     ax.set_ylabel("FFN width (hidden units)")
-    ax.set_title(f"FFN width needed to memorize: training ({df['seed_index'].nunique()} seeds, "
-                 "existence) versus construction", fontsize=10)
+    verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/width_vs_N",
+                             width=100)
+    ax.set_title("\n".join([f"FFN width needed to memorize: training ({df['seed_index'].nunique()} "
+                            "seeds, existence) versus construction", *verdicts]), fontsize=8)
     ax.legend(fontsize=7)
     save(fig, snakemake.output.png, snakemake.output.pdf)
