@@ -54,7 +54,6 @@ class FlatReplicas:
     before building this."""
 
     def __init__(self, module: nn.Module):
-        self.module = module
         self.slots: list[tuple[nn.Module, str, torch.Size]] = []
         rows = []
         for mod in module.modules():

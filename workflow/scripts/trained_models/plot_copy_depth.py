@@ -10,10 +10,11 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.copy_depth, ["pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min",
-                                     "cell_accuracy_max", "cell_existence", "cell_reliability",
-                                     "cell_reliability_lo", "cell_reliability_hi", "chance",
-                                     "target"])
+df = read_table(snakemake.input.copy_depth, [
+    "pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min", "cell_accuracy_max",
+    "cell_existence", "cell_reliability", "cell_reliability_lo", "cell_reliability_hi", "chance",
+    "target"
+])
 cells = df.groupby(["pattern", "depth"], sort=False, as_index=False).first()
 patterns = list(dict.fromkeys(cells["pattern"]))
 with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):

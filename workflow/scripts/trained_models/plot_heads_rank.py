@@ -11,10 +11,11 @@ from expressivity.joblog import job_log
 from expressivity.plotting import MARKERS, PALETTE, figure, save
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.heads_rank, ["heads", "head_size", "cell_accuracy_mean",
-                                     "cell_accuracy_min", "cell_accuracy_max", "cell_reliability",
-                                     "cell_reliability_lo", "cell_reliability_hi",
-                                     "cell_steps_to_target_mean", "blind_ceiling", "budget"])
+df = read_table(snakemake.input.heads_rank, [
+    "heads", "head_size", "cell_accuracy_mean", "cell_accuracy_min", "cell_accuracy_max",
+    "cell_reliability", "cell_reliability_lo", "cell_reliability_hi", "cell_steps_to_target_mean",
+    "blind_ceiling", "budget"
+])
 cells = df.groupby(["heads", "head_size"], as_index=False).first()
 budget = int(df["budget"].iloc[0])
 middle = (cells["heads"].nunique() - 1) / 2

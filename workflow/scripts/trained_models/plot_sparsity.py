@@ -11,9 +11,10 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.sparsity, ["pattern", "configuration", "level", "density",
-                                     "cell_accuracy_mean", "cell_accuracy_min",
-                                     "cell_accuracy_max", "cell_existence", "chance", "target"])
+df = read_table(snakemake.input.sparsity, [
+    "pattern", "configuration", "level", "density", "cell_accuracy_mean", "cell_accuracy_min",
+    "cell_accuracy_max", "cell_existence", "chance", "target"
+])
 cells = df.groupby(["pattern", "configuration", "level"], sort=False, as_index=False).first()
 with figure(1, 1, figsize=(7.5, 4.6)) as (fig, ax):
     for i, ((pattern, conf), part) in enumerate(cells.groupby(["pattern", "configuration"],

@@ -10,9 +10,10 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.star_bottleneck, ["d_model", "n", "load", "cell_accuracy_mean",
-                                     "cell_accuracy_min", "cell_accuracy_max", "cell_existence",
-                                     "chance", "target"])
+df = read_table(snakemake.input.star_bottleneck, [
+    "d_model", "n", "load", "cell_accuracy_mean", "cell_accuracy_min", "cell_accuracy_max",
+    "cell_existence", "chance", "target"
+])
 cells = df.groupby(["d_model", "n"], sort=False, as_index=False).first()
 with figure(1, 1, figsize=(7, 4.4)) as (fig, ax):
     for i, (n, part) in enumerate(cells.groupby("n", sort=True)):

@@ -12,9 +12,10 @@ from expressivity.plotting import PALETTE, figure, save
 from expressivity.training_protocol import EXISTS, NONE_EXISTS, UNDECIDED
 
 log = job_log(snakemake)
-df = read_table(snakemake.input.width_vs_N, ["N", "width", "cell_existence", "cell_reached", "cell_seeds",
-                                     "minimal_width", "minimal_width_decided",
-                                     "construction_ffn_width"])
+df = read_table(snakemake.input.width_vs_N, [
+    "N", "width", "cell_existence", "cell_reached", "cell_seeds", "minimal_width",
+    "minimal_width_decided", "construction_ffn_width"
+])
 cells = df.groupby(["N", "width"], as_index=False).first()
 per_n = df.groupby("N", as_index=False).first()
 marks = {EXISTS: ("o", PALETTE[2], "some seed fits 100 %"),
