@@ -241,7 +241,7 @@ def train_replicas(params: FlatReplicas, job: Job, protocol: Protocol,
     curves: list[list[dict]] = [[] for _ in monitors]
     active = list(range(params.replicas))
     for step in range(protocol.budget + 1):
-        if step % protocol.every == 0 or step == protocol.budget:
+        if protocol.evaluates(step):
             with torch.no_grad():
                 loss, acc = (v.tolist() for v in torch.stack(job.evaluate()).cpu())
             kept = []

@@ -18,13 +18,27 @@ def _runs(accuracies, outcome="plateau", **cell):
             for i, a in enumerate(accuracies)]
 
 
-def _sparsity(random_acc, det_acc):
+def _curved(accuracies, final=None, stopped_at=100, **cell):
+    """Sweep runs evaluated every 50 steps whose accuracy at step 100 is ``accuracies``: each
+    stops at ``stopped_at`` (>= 100) with ``final`` (default: its accuracy at step 100)."""
+    rows = _runs(accuracies if final is None else final, **cell)
+    for row, a in zip(rows, accuracies, strict=True):
+        evaluations = stopped_at // 50 + 1
+        curve = [0.1, a / 2, a] + [row["accuracy"]] * (evaluations - 3)
+        row.update(every=50, budget=1500, stopped_at=stopped_at,
+                   accuracy_curve=" ".join(f"{v:.6f}" for v in curve))
+    return rows
+
+
+def _sparsity(random_acc, det_acc, *, final=None, random_stops=100):
     rows = []
     for w in (2, 4):
-        rows += _runs(random_acc, pattern="random", configuration="matched", level=w)
-        for p in ("strided", "fixed"):
-            for c in ("alternating", "union"):
-                rows += _runs(det_acc, pattern=p, configuration=c, level=w)
+        for c in ("alternating", "union"):
+            rows += _curved(random_acc, final, random_stops, pattern="random", configuration=c,
+                            level=w, density=0.6)
+            for p in ("strided", "fixed"):
+                rows += _curved(det_acc, final, 100, pattern=p, configuration=c, level=w,
+                                density=0.3 if w == 4 else 0.5)
     return {"sparsity": pd.DataFrame(rows)}
 
 
@@ -39,8 +53,28 @@ def test_random_below_deterministic_pass_fail_missing():
     assert row["status"] == "pass" and row["power"] >= 0.8
     row = claim.judge(_sparsity([0.97, 0.96, 0.95], [0.5, 0.55, 0.6]))
     assert row["status"] == "fail"
-    row = claim.judge(_sparsity([1.0, 1.0], [1.0, 1.0]))
+    row = claim.judge(_sparsity([0.8, 0.8], [0.8, 0.8]))
     assert row["status"] == "not evaluated" and row["reason"] == "no items"
+
+
+def test_random_below_deterministic_reads_the_pairs_common_step():
+    """Every run reaches the target, so the final accuracies (0.995) tie; the claim reads each
+    pair at the last evaluation before any of its runs stopped, where RANDOM is behind."""
+    claim = BY_ID["random_below_deterministic"]
+    final = [0.995, 0.995, 0.995]
+    row = claim.judge(_sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97], final=final))
+    assert row["status"] == "pass" and "at step 100" in row["note"]
+    # RANDOM stops later (at 300): its curve is still read at step 100, the pair's common step
+    row = claim.judge(_sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97], final=final,
+                                random_stops=300))
+    assert row["status"] == "pass" and "at step 100" in row["note"]
+    # a RANDOM run at w = 2 stopped at step 50: its level's pairs are read there (half the
+    # accuracies of step 100), the other level's at step 100
+    tables = _sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97])
+    tables["sparsity"].loc[0, "stopped_at"] = 50
+    note = claim.judge(tables)["note"]
+    assert "w=2 STRIDED alternating at step 50 0.470 vs 0.275" in note
+    assert "w=4 STRIDED alternating at step 100 0.940 vs 0.550" in note
 
 
 def test_random_below_deterministic_is_underpowered_with_four_pairs():
@@ -97,8 +131,9 @@ def test_hybrid_claims():
 
 def _monotone_sparsity(sparse, dense):
     rows = []
-    for level, density, acc in ((2, 0.3, sparse), (4, 0.5, dense)):
-        rows += _runs(acc, pattern="strided", configuration="union", level=level, density=density)
+    for level, density, acc in ((4, 0.3, sparse), (2, 0.5, dense)):
+        rows += _curved(acc, pattern="strided", configuration="union", level=level,
+                        density=density)
     return {"sparsity": pd.DataFrame(rows)}
 
 
@@ -144,3 +179,17 @@ def test_one_counting_kernel_is_paper_config():
     tables["hybrid"] = tables["hybrid"][tables["hybrid"]["kernel"] != 3]
     row = BY_ID["count_receptive_field"].judge(tables)
     assert row["status"] == "not evaluated" and row["reason"] == "paper config"
+
+
+def test_sparsity_monotone_skips_cells_of_equal_density():
+    """RANDOM's whole keys per query give two levels the same density: not a step of density,
+    so a fall between them is not judged; each is compared with the next higher density."""
+    rows = []
+    for level, density, acc in ((4, 0.3, [0.9, 0.91, 0.92]), (2, 0.375, [0.95, 0.96, 0.97]),
+                                (8, 0.375, [0.6, 0.61, 0.62]), (16, 0.5, [0.96, 0.97, 0.98])):
+        rows += _curved(acc, pattern="random", configuration="union", level=level,
+                        density=density)
+    row = BY_ID["sparsity_monotone"].judge({"sparsity": pd.DataFrame(rows)})
+    assert row["status"] == "fail"  # 0.3 -> 0.375 at w = 8 falls by 0.3
+    assert "w=2 (density 0.38) 0.960 -> w=8" not in row["note"]
+    assert row["note"].count(" -> ") == 4  # 0.3 to each 0.375, each 0.375 to 0.5

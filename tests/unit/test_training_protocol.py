@@ -20,6 +20,9 @@ from expressivity.training_protocol import (
     Protocol,
     cell_summary,
     cell_verdict,
+    curve_value,
+    encode_curve,
+    evaluation_steps,
     existence,
     seeds_verdict,
     wilson_interval,
@@ -199,3 +202,21 @@ def test_cell_summary_reports_existence_and_reliability_at_the_best_learning_rat
     assert s["cell_accuracy_mean"] == pytest.approx(0.93166667)
     assert (s["cell_steps_to_target_min"], s["cell_steps_to_target_max"]) == (200, 300)
     assert s["cell_longest_run"] == 900 and s["cell_decayed"] == 2
+
+
+def test_evaluation_steps_are_those_the_protocol_evaluates():
+    proto = Protocol(target=0.99, budget=125, every=10, window=60, min_gain=0.01)
+    assert evaluation_steps(10, 125) == [s for s in range(126) if proto.evaluates(s)]
+    assert evaluation_steps(10, 125)[-2:] == [120, 125]
+    assert evaluation_steps(50, 1500)[-1] == 1500 and len(evaluation_steps(50, 1500)) == 31
+
+
+def test_a_curve_cell_gives_the_value_at_each_evaluation_and_refuses_others():
+    curve = encode_curve([0.1, 0.25, 1 / 3])
+    assert curve == "0.100000 0.250000 0.333333"
+    assert curve_value(curve, 10, 125, 10) == 0.25
+    assert curve_value(curve, 10, 125, 20) == pytest.approx(1 / 3, abs=1e-6)
+    with pytest.raises(ValueError, match="no evaluation at step 30"):
+        curve_value(curve, 10, 125, 30)  # past the run's stop
+    with pytest.raises(ValueError, match="no evaluation at step 15"):
+        curve_value(curve, 10, 125, 15)

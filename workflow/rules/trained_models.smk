@@ -263,7 +263,11 @@ TM_SPARSE_CELLS = (
         for pattern in TM_SPARSE["patterns"]
         for conf in TM_SPARSE["configurations"]
     ]
-    + [("random", "matched", level) for level in TM_SPARSE["levels"]]
+    + [
+        ("random", conf, level)
+        for level in TM_SPARSE["levels"]
+        for conf in TM_SPARSE["configurations"]
+    ]
     + [("dense", "full", 0)]
 )
 TM_HYBRID = TM_CFG["hybrid"]

@@ -27,14 +27,17 @@ from expressivity.sparse_patterns import pattern_masks
 from expressivity.tasks import LEARNED_ACCURACY, majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import train_encoders
+from expressivity.training_protocol import encode_curve
 
 
 def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every: int,
           window: int, min_gain: float, lr_decay: float, log: logging.Logger | None,
-          label: str, **train) -> tuple[list[dict], object]:
+          label: str, curve: bool = False, **train) -> tuple[list[dict], object]:
     """Every (learning rate, seed) run of one cell, all side by side (one replica each); seed
     ``k`` has its own stream ``generator(seed, "trained_models.<job>", **keys, seed=k)`` (held-out
-    set, initialisation, then batches), the same at every learning rate."""
+    set, initialisation, then batches), the same at every learning rate. ``curve``: each run keeps
+    its held-out accuracy at every evaluation until its stop as ``accuracy_curve``
+    (``training_protocol.encode_curve``)."""
     proto = protocol(target=LEARNED_ACCURACY, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(lr)
@@ -45,7 +48,9 @@ def _cell(job: str, keys: dict, *, seed: int, seeds: int, lr, budget: int, every
                              progress=job_progress(log, label, budget), **train)
     runs = []
     for (rate, k), res in zip(grid, results, strict=True):
-        res.pop("curve")
+        points = res.pop("curve")
+        if curve:
+            res["accuracy_curve"] = encode_curve([p["accuracy"] for p in points])
         runs.append({"lr": rate, "seed_index": k, **res})
     return runs, proto
 

@@ -5,10 +5,11 @@ of the grid; a hybrid's job one learning rate, its cell summarised when the tabl
 ``tasks.LEARNED_ACCURACY`` held-out token accuracy (``encoders._cell``), one row per run.
 
 - ``sparsity_rows``: the copying task with ``pattern`` (``strided``, ``fixed``) in ``configuration``
-  (``alternating``, ``union``) at level ``level`` (its window or block size ``w``), ``random``
-  matched to the densest deterministic configuration of that level (``configuration`` ``matched``:
-  at least as many keys per query, so a RANDOM that loses loses with more connections), or
-  ``dense`` (``configuration`` ``full``, the reference); each row records the density;
+  (``alternating``, ``union``) at level ``level`` (its window or block size ``w``), ``random`` in a
+  configuration matched to that configuration's densest deterministic pattern at that level (the
+  fewest keys per query that give at least its density: compared at the same sparsity, a RANDOM
+  that loses loses with as many connections), or ``dense`` (``configuration`` ``full``, the
+  reference); each row records the density;
 - ``star_rows``: the copying task with STAR at width ``d_model`` and length ``n``, with its load
   ``n log2(vocab) / d_model`` (content bits the relay token must carry per unit of width);
 - ``hybrid_rows``: ``depth - k`` layers of ``alternative`` (``bilinear``, ``conv`` with its
@@ -35,43 +36,42 @@ SWEPT = ("strided", "fixed")
 
 
 def sweep_masks(pattern: str, configuration: str, level: int, *, n: int, depth: int,
-                configurations, seed: int) -> list:
-    """The ``depth`` masks of one sweep cell (see the module docstring); RANDOM is matched to the
-    densest of ``configurations`` x ``SWEPT`` at ``level``."""
+                seed: int) -> list:
+    """The ``depth`` masks of one sweep cell (see the module docstring); RANDOM in configuration
+    ``c`` is matched to the densest of ``SWEPT`` in ``c`` at ``level``."""
     if pattern == "dense":
         if configuration != "full":
             raise ValueError(f"dense runs in configuration 'full', got {configuration!r}")
         return pattern_masks("dense", n) * depth
+    if configuration not in CONFIGURATIONS:
+        raise ValueError(f"unknown configuration {configuration!r}; use one of "
+                         f"{', '.join(CONFIGURATIONS)}")
     if pattern == "random":
-        if configuration != "matched":
-            raise ValueError(f"random runs in configuration 'matched', got {configuration!r}")
-        target = max(density(layer_masks(p, n, depth, c, w=level))
-                     for p in SWEPT for c in configurations)
-        rng = generator(seed, f"{STAGE}.sparsity_pattern", level=level)
+        target = max(density(layer_masks(p, n, depth, configuration, w=level)) for p in SWEPT)
+        rng = generator(seed, f"{STAGE}.sparsity_pattern", level=level,
+                        configuration=configuration)
         return matched_random(n, depth, target, rng)
     if pattern not in SWEPT:
         raise ValueError(f"unknown swept pattern {pattern!r}; use dense, random or one of "
                          f"{', '.join(SWEPT)}")
-    if configuration not in CONFIGURATIONS:
-        raise ValueError(f"unknown configuration {configuration!r}; use one of "
-                         f"{', '.join(CONFIGURATIONS)}")
     return layer_masks(pattern, n, depth, configuration, w=level)
 
 
 def sparsity_rows(*, pattern: str, configuration: str, level: int | str, seed: int, threads: int,
                   device: str, seeds: int, min_gain: float, lr_decay: float, n: int, vocab: int,
-                  depth: int, configurations: list[str], d_model: int, heads: int,
+                  depth: int, d_model: int, heads: int,
                   lr: float | list[float], batch: int, budget: int, every: int, window: int,
                   eval_size: int, log: logging.Logger | None = None) -> list[dict]:
-    """One cell of the sparsity sweep on the copying task: one row per run."""
+    """One cell of the sparsity sweep on the copying task: one row per run, with its held-out
+    accuracy curve (``accuracy_curve``: the fixed-budget comparisons read it)."""
     level = wildcard("level", level, 0 if pattern == "dense" else 1)
     dev = configure_torch(threads, device)
-    masks = sweep_masks(pattern, configuration, level, n=n, depth=depth,
-                        configurations=configurations, seed=seed)
+    masks = sweep_masks(pattern, configuration, level, n=n, depth=depth, seed=seed)
     keys = {"pattern": pattern, "configuration": configuration, "level": level}
     runs, proto = _cell("sparsity", keys, seed=seed, seeds=seeds, lr=lr, budget=budget,
                         every=every, window=window, min_gain=min_gain, lr_decay=lr_decay,
-                        log=log, label=f"{pattern} {configuration} w={level}", task="copy",
+                        log=log, label=f"{pattern} {configuration} w={level}", curve=True,
+                        task="copy",
                         n=n, vocab=vocab, mixers=["attention"] * depth, masks=masks,
                         d_model=d_model, heads=heads, batch=batch, eval_size=eval_size,
                         device=dev)
