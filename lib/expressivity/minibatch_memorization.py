@@ -94,7 +94,7 @@ class _MiniBatches:
         pass
 
 
-def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
+def memorize_minibatch(ds: TokenDataset, *, width: int | Sequence[int], seeds: tuple[int, ...],
                        protocol: Protocol, lr: float | Sequence[float], batch: int,
                        optimiser: str, order_rng: np.random.Generator, eval_sequences: int,
                        momentum: float = 0.9,
@@ -103,8 +103,9 @@ def memorize_minibatch(ds: TokenDataset, *, width: int, seeds: tuple[int, ...],
                        graphs: bool | None = None, progress: Progress | None = None,
                        done_before: float = 0.0) -> dict:
     """Train one ``TokenClassifier`` per seed on ``ds`` in minibatches of ``batch`` sequences
-    with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) at learning rate ``lr`` (one
-    for all, or one per seed: a grid of rates side by side) until each stops under
+    with ``optimiser`` (``"sgd"`` with ``momentum``, or ``"adam"``) at learning rate ``lr`` and
+    FFN width ``width`` (each one for all, or one per seed: a grid of rates and widths side by
+    side; ``"ffn_parameters"`` is the first replica's) until each stops under
     ``protocol`` (steps; training accuracy every ``protocol.every`` steps, over the whole set
     ``eval_sequences`` sequences at a time, so a paper-size forward pass fits). ``heads = 0``: no
     attention; ``graphs``: the steps as CUDA graphs (default: on CUDA). Returns ``{"runs": [per

@@ -109,12 +109,13 @@ class ClassifierReplicas:
     of the model, and ``snapshot``, the stop hook that keeps each replica's attention weights
     (``"w"``, ``"lam"``; None without attention) at its stop."""
 
-    def __init__(self, ds: TokenDataset, *, width: int, heads: int, head_size: int,
+    def __init__(self, ds: TokenDataset, *, width: int | Sequence[int], heads: int, head_size: int,
                  w_fixed: np.ndarray | None, causal: bool, dtype: torch.dtype,
                  seeds: tuple[int, ...], device: torch.device | None):
         self.device, self.seeds = check_device(device), check_seeds(seeds)
         self.model = TokenClassifier(ds.d, int(ds.labels.max()) + 1, width, heads, head_size,
                                      w_fixed, dtype, self.seeds, causal).to(self.device)
+        # the first replica's (a caller that mixes widths counts each: ``ffn_parameters``)
         self.sizes = {"ffn_parameters": self.model.ffn_parameters(),
                       "attention_parameters": self.model.attention_parameters()}
         self.params = FlatReplicas(self.model)

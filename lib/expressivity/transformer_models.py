@@ -20,7 +20,9 @@ Modules here:
   (the FFN ``F^(FF)`` of the paper, with its output read as class scores). Both hold ``R``
   independent replicas (one per training seed, the leading dimension of every parameter), so that
   the seeds of a full-batch run train side by side in one pass; buffers (a fixed ``w``) are
-  shared by the replicas.
+  shared by the replicas. Replicas may differ in width: a narrower one is zero-padded to the
+  widest, and its padded units stay zero in training (a unit with no weights in or out has no
+  activation and no gradient), so it computes its own width's network.
 
 The sequence encoders of the copying and token-mixing experiments are in
 ``expressivity.sequence_encoder``.
@@ -29,6 +31,7 @@ The sequence encoders of the copying and token-mixing experiments are in
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -153,35 +156,55 @@ class TiedAttention(nn.Module):
         return X + torch.bmm(heads, self.W_O.reshape(R, h * s, self.d)).view(R, B, n, self.d)
 
 
+def ffn_parameters(d: int, width: int, n_classes: int) -> int:
+    """Weights and biases of the ReLU network ``ReLU(H W_1 + b_1) W_2 + b_2`` of width ``q``:
+    ``q (d + 1) + (q + 1) C``."""
+    return width * (d + 1) + (width + 1) * n_classes
+
+
+def replica_widths(width: int | Sequence[int], replicas: int) -> tuple[int, ...]:
+    """The FFN width of each of ``replicas`` replicas: ``width`` is one for all or one per
+    replica, each an integer >= 1."""
+    widths = [width] * replicas if isinstance(width, (int, np.integer)) else list(width)
+    if len(widths) != replicas:
+        raise ValueError(f"width must be one integer or one per replica ({replicas}), got "
+                         f"{len(widths)}")
+    return tuple(integer("width", w, 1) for w in widths)
+
+
 class TokenClassifier(nn.Module):
     """``R`` replicas of one layer ``F^(FF) o F^(SA)`` of Kajitsuka & Sato 2024 read out per token.
 
     ``X: (B, n, d) -> logits: (R, B, n, C)``: ``H = TiedAttention(X)`` (or ``H = X`` when
     ``heads = 0``: the attention-free, token-wise baseline), then
     ``logits = ReLU(H W_1 + b_1) W_2 + b_2`` with ``W_1: (d, q)``, ``W_2: (q, C)`` per replica
-    (initialised as ``torch.nn.Linear``: uniform in ``+-1/sqrt(fan_in)``). ``sigma`` picks the
-    attention normaliser (``SIGMAS``); ``seeds`` has one seed per replica; ``causal`` masks the
-    attention (``TiedAttention``).
+    (initialised as ``torch.nn.Linear``: uniform in ``+-1/sqrt(fan_in)``). ``width`` is one ``q``
+    for every replica or one per replica (each drawn at its own width, then zero-padded to the
+    widest: the module docstring). ``sigma`` picks the attention normaliser (``SIGMAS``); ``seeds``
+    has one seed per replica; ``causal`` masks the attention (``TiedAttention``).
     """
 
-    def __init__(self, d: int, n_classes: int, width: int, heads: int = 1, head_size: int = 1,
-                 w_fixed: np.ndarray | None = None, dtype=torch.float64,
+    def __init__(self, d: int, n_classes: int, width: int | Sequence[int], heads: int = 1,
+                 head_size: int = 1, w_fixed: np.ndarray | None = None, dtype=torch.float64,
                  seeds: tuple[int, ...] = (0,), causal: bool = False):
         super().__init__()
-        d, width = integer("d", d, 1), integer("width", width, 1)
+        d = integer("d", d, 1)
         n_classes, heads = integer("n_classes", n_classes, 1), integer("heads", heads, 0)
         seeds = check_seeds(seeds)
-        self.d = d
+        self.d, self.n_classes = d, n_classes
+        self.widths = replica_widths(width, len(seeds))
         self.attention = (TiedAttention(d, heads, head_size, w_fixed, dtype, seeds, causal)
                           if heads > 0 else None)
         params = {"W_1": [], "b_1": [], "W_2": [], "b_2": []}
-        for seed in seeds:
+        widest = max(self.widths)
+        for seed, q in zip(seeds, self.widths, strict=True):
             gen = torch.Generator().manual_seed(int(seed) + 1)
-            for name, shape, fan_in in (("W_1", (d, width), d), ("b_1", (width,), d),
-                                        ("W_2", (width, n_classes), width),
-                                        ("b_2", (n_classes,), width)):
+            for name, shape, fan_in, pad in (("W_1", (d, q), d, (0, widest - q)),
+                                             ("b_1", (q,), d, (0, widest - q)),
+                                             ("W_2", (q, n_classes), q, (0, 0, 0, widest - q)),
+                                             ("b_2", (n_classes,), q, (0, 0))):
                 u = torch.rand(shape, generator=gen, dtype=dtype)
-                params[name].append((2 * u - 1) / math.sqrt(fan_in))
+                params[name].append(nn.functional.pad((2 * u - 1) / math.sqrt(fan_in), pad))
         self.W_1, self.b_1, self.W_2, self.b_2 = (nn.Parameter(torch.stack(params[k]))
                                                   for k in ("W_1", "b_1", "W_2", "b_2"))
 
@@ -199,9 +222,10 @@ class TokenClassifier(nn.Module):
         hidden = torch.relu(torch.baddbmm(self.b_1[:, None], H.reshape(R, B * n, d), self.W_1))
         return torch.baddbmm(self.b_2[:, None], hidden, self.W_2).view(R, B, n, -1)
 
-    def ffn_parameters(self) -> int:
-        """Weights and biases of one replica's ReLU network (``q(d + 1) + (q + 1) C``)."""
-        return sum(p[0].numel() for p in (self.W_1, self.b_1, self.W_2, self.b_2))
+    def ffn_parameters(self, replica: int = 0) -> int:
+        """Weights and biases of replica ``replica``'s ReLU network at its own width
+        (``ffn_parameters``; padding excluded)."""
+        return ffn_parameters(self.d, self.widths[replica], self.n_classes)
 
     def attention_parameters(self) -> int:
         """Trainable attention parameters of one replica (``w`` counts only when learned)."""

@@ -50,6 +50,26 @@ def test_replicas_are_independent_models():
         assert not torch.allclose(both(X)[0], both(X)[1])
 
 
+def test_replicas_of_several_widths_are_their_own_widths_models():
+    """A replica narrower than the widest is its own width's model, zero-padded: the same logits,
+    the same parameter count, and padded units that get no gradient (so no optimiser moves them)."""
+    X = torch.as_tensor(np.random.default_rng(0).standard_normal((2, 5, 3)))
+    mixed = TokenClassifier(3, 4, [2, 8], heads=1, dtype=torch.float64, seeds=(11, 12))
+    alone = [TokenClassifier(3, 4, q, heads=1, dtype=torch.float64, seeds=(s,))
+             for q, s in ((2, 11), (8, 12))]
+    with torch.no_grad():
+        for r, model in enumerate(alone):
+            torch.testing.assert_close(mixed(X)[r], model(X)[0])
+    assert [mixed.ffn_parameters(r) for r in (0, 1)] == [m.ffn_parameters() for m in alone]
+    mixed(X).square().sum().backward()
+    assert mixed.W_1[0, :, 2:].abs().sum() == 0 and mixed.W_2[0, 2:].abs().sum() == 0
+    for p in (mixed.W_1.grad[0, :, 2:], mixed.b_1.grad[0, 2:], mixed.W_2.grad[0, 2:]):
+        assert p.abs().sum() == 0
+    assert mixed.W_1.grad[0, :, :2].abs().sum() > 0
+    with pytest.raises(ValueError, match="one per replica"):
+        TokenClassifier(3, 4, [2, 8, 16], seeds=(1, 2))
+
+
 def test_hardmax_trains_through_the_straight_through_estimator():
     """Forward: exact hardmax (ties averaged); backward: the softmax's gradient, so w learns."""
     S = torch.tensor([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)

@@ -69,3 +69,21 @@ def test_a_grid_of_learning_rates_trains_side_by_side_each_rate_as_alone():
     side = [r for r in grid if r["lr"] == 0.2]
     assert [r["outcome"] for r in side] == [r["outcome"] for r in alone]
     np.testing.assert_allclose([r["loss"] for r in side], [r["loss"] for r in alone], rtol=1e-4)
+
+
+def test_widths_side_by_side_give_each_width_its_cell():
+    """Side by side or one after another, every (width, rate, seed) has one row with its own
+    width's parameter count; the narrowest width keeps its order of the sentences, so its runs
+    are those it has alone (to rounding: the padded products sum in another order)."""
+    job = {**TM_CAPACITY, **TM_SHORT, "seeds": 2}
+    N, a = TM_CAPACITY_N[0], TM_CAPACITY_A[0]
+    side, apart = (capacity_rows(arm="sgd", N=N, a=a, **{**job, "widths_side_by_side": s})
+                   for s in (True, False))
+    keys = [(r["q"], r["lr"], r["seed_index"], r["ffn_parameters"]) for r in side]
+    assert keys == [(r["q"], r["lr"], r["seed_index"], r["ffn_parameters"]) for r in apart]
+    assert len({r["ffn_parameters"] for r in side}) == len(job["widths"])
+    narrowest = min(job["widths"])
+    side_q, apart_q = ([r for r in rows if r["q"] == narrowest] for rows in (side, apart))
+    assert [r["outcome"] for r in side_q] == [r["outcome"] for r in apart_q]
+    np.testing.assert_allclose([r["loss"] for r in side_q], [r["loss"] for r in apart_q],
+                               rtol=1e-4)

@@ -42,7 +42,18 @@ def test_a_grid_of_rates_side_by_side_costs_one_rates_steps_on_a_gpu():
     assert three[2] == one[2]
     assert one[0] < three[0] < 3 * one[0] and three[1] > one[1]
     cap = dict(arm="sgd", N=256, seeds=16, d=32, n=8, V=1000, widths=[16, 64],
-               control_widths=[64], batch=32, adam_lr=[0.01], budget=1000, every=100,
-               rates=rates)
+               control_widths=[64], widths_side_by_side=False, batch=32, adam_lr=[0.01],
+               budget=1000, every=100, rates=rates)
     one, three = (cost.capacity_cost(lr=lr, **cap) for lr in ([0.1], [0.03, 0.1, 0.3]))
     assert three[2] == one[2] and one[0] < three[0] < 3 * one[0]
+    # the widths side by side: one training on the GPU (half the launches of two), and on a core
+    # less than the two apart while a step costs its overhead (a small model), more when the
+    # padding's products dominate (widths 16 and 4096)
+    small = {**cap, "N": 32, "seeds": 5, "d": 16, "widths": [2, 8, 64], "batch": 8}
+    apart, side = (cost.capacity_cost(lr=[0.1], **{**small, "widths_side_by_side": s})
+                   for s in (False, True))
+    assert side[2] < apart[2] and side[0] < apart[0]
+    wide = {**cap, "widths": [16, 4096], "N": 14000}
+    apart, padded = (cost.capacity_cost(lr=[0.1], **{**wide, "widths_side_by_side": s})
+                     for s in (False, True))
+    assert padded[0] > apart[0]

@@ -4,9 +4,10 @@ One job is one (arm, N, a) on one CoNLL-shaped dataset (``expressivity.conll_lik
 vocabulary of ``V`` types, sentences of ``n`` distinct tokens, 9 tags, a fraction ``a`` of
 ambiguous types whose tag hashes (type, token set)); it trains the arm at every FFN width ``q`` of
 its grid (``widths`` for the rank-1 arms ``sgd`` and ``adam``, ``control_widths`` for the others)
-and every learning rate, the seeds and learning rates side by side, in minibatches
-(``expressivity.minibatch_memorization``; one order of the sentences per width, shared by them)
-under the stage's protocol. The target is
+and every learning rate, the widths, seeds and learning rates side by side (narrower widths
+zero-padded: ``transformer_models.TokenClassifier``), in minibatches
+(``expressivity.minibatch_memorization``; one order of the sentences, shared by them) under the
+stage's protocol. The target is
 ``TARGET_SHARE`` = 99.5 % of the dataset's set-consistent ceiling (``accuracy_ceilings.set_ceiling``:
 the best any function of (token, token set) reaches; a convention for "near-perfect training
 accuracy", not a number from the paper). Arms (``CAPACITY_ARMS``: normaliser, heads, head size,
@@ -60,8 +61,8 @@ from expressivity.rng import generator
 
 #: The target: this share of the set-consistent ceiling (a convention, see the module docstring).
 TARGET_SHARE = 0.995
-#: Sequences per forward pass when a run's whole training set is evaluated, over the learning
-#: rates side by side (``eval_chunk``; a paper-size dataset's pass stays within memory).
+#: Sequences per forward pass when a run's whole training set is evaluated, over the widths and
+#: learning rates side by side (``eval_chunk``; a paper-size dataset's pass stays within memory).
 EVAL_SEQUENCES = 1024
 #: (normaliser, heads, head size (``"d"``: full rank), optimiser) of each arm.
 CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "adam"),
@@ -72,10 +73,11 @@ CAPACITY_ARMS = {"sgd": ("softmax", 1, 1, "sgd"), "adam": ("softmax", 1, 1, "ada
 RANK1_ARMS = ("sgd", "adam")
 
 
-def eval_chunk(rates: int) -> int:
-    """Sequences per evaluation pass of each replica when ``rates`` learning rates train side by
-    side: ``EVAL_SEQUENCES`` shared by them, so the pass's memory does not grow with the grid."""
-    return max(1, EVAL_SEQUENCES // rates)
+def eval_chunk(cells: int) -> int:
+    """Sequences per evaluation pass of each replica when ``cells`` (width, learning rate) pairs
+    train side by side: ``EVAL_SEQUENCES`` shared by them, so the pass's memory does not grow with
+    the grid."""
+    return max(1, EVAL_SEQUENCES // cells)
 
 
 def _a_value(a) -> float:
@@ -111,13 +113,14 @@ def pair_columns(ds, pairs: int) -> dict:
 def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads: int,
                   device: str, seeds: int, min_gain: float, lr_decay: float, V: int, d: int,
                   n: int, p_outside: float, zipf: float, pairs: int, widths: list[int],
-                  control_widths: list[int], batch: int,
+                  control_widths: list[int], widths_side_by_side: bool, batch: int,
                   momentum: float, lr: float | list[float], adam_lr: float | list[float],
                   budget: int, window: int, every: int,
                   log: logging.Logger | None = None) -> list[dict]:
-    """One (arm, N, a): every width of ``widths`` and every learning rate, one row per run."""
+    """One (arm, N, a): every width of ``widths`` and every learning rate, one row per run; the
+    widths side by side in one training (``widths_side_by_side``: each replica pays the widest's
+    step, a gain where a step costs its overhead) or one after another."""
     # torch and arb here, in the job: the workflow imports this module's cost model at every start
-    from expressivity.minibatch_memorization import memorize_minibatch
     from expressivity.torch_runtime import configure_torch, run_info
 
     if arm not in CAPACITY_ARMS:
@@ -133,27 +136,45 @@ def capacity_rows(*, arm: str, N: int | str, a: float | str, seed: int, threads:
     proto = protocol(target=TARGET_SHARE * ceiling, budget=budget, every=every, window=window,
                      min_gain=min_gain, lr_decay=lr_decay)
     lrs = learning_rates(adam_lr if optimiser == "adam" else lr)
-    progress = job_progress(log, f"{arm} N={N} a={a:g}", len(widths) * (budget + 1))
+    progress = job_progress(log, f"{arm} N={N} a={a:g}",
+                            (1 if widths_side_by_side else len(widths)) * (budget + 1))
     data = {"arm": arm, "sigma": sigma if heads else "none", "optimiser": optimiser,
             "head_size": head_size if heads else 0, "N": N, "a": a, "n": n, "d": d, "V": V,
             "batch": batch, "set_ceiling": ceiling, "token_ceiling": token_ceiling(ds),
             "target_share": TARGET_SHARE, **pair_columns(ds, pairs), **run_info(dev)}
+    groups = [list(widths)] if widths_side_by_side else [[q] for q in widths]
     rows = []
-    for i, q in enumerate(widths):
-        torch_seeds = run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q)
-        grid = replicas(lrs, seeds)
-        res = memorize_minibatch(
-            ds, width=q, seeds=[torch_seeds[k] for _, k in grid], protocol=proto,
-            lr=[rate for rate, _ in grid], batch=batch, optimiser=optimiser,
-            order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=q),
-            eval_sequences=eval_chunk(len(lrs)), momentum=momentum, heads=heads,
-            head_size=head_size, sigma=sigma, device=dev, progress=progress,
-            done_before=i * (budget + 1))
-        runs = [{"lr": rate, "seed_index": k, "q": q, "ffn_parameters": res["ffn_parameters"],
-                 **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma, head_size), **run}
-                for (rate, k), run in zip(grid, res["runs"], strict=True)]
-        rows += cell_rows(runs, proto, **data)
+    for i, group in enumerate(groups):
+        rows += _group_rows(ds, group, data, proto=proto, lrs=lrs, seed=seed, seeds=seeds,
+                            arm=arm, N=N, a=a, batch=batch, optimiser=optimiser,
+                            momentum=momentum, heads=heads, head_size=head_size, sigma=sigma,
+                            device=dev, progress=progress, done_before=i * (budget + 1))
     return rows
+
+
+def _group_rows(ds, group: list[int], data: dict, *, proto, lrs: list[float], seed: int,
+                seeds: int, arm: str, N: int, a: float, done_before: float,
+                **train) -> list[dict]:
+    """The cells of the widths ``group``, every (width, rate, seed) a replica of one training
+    (``memorize_minibatch``): seed k's initialisation drawn at its own width from the stream it has
+    when its width trains alone; one order of the sentences for the group, that of its narrowest
+    width."""
+    from expressivity.minibatch_memorization import memorize_minibatch
+    from expressivity.transformer_models import ffn_parameters
+
+    torch_seeds = {q: run_seeds(seed, "capacity", seeds, arm=arm, N=N, a=a, q=q) for q in group}
+    grid = [(q, rate, k) for q in group for rate, k in replicas(lrs, seeds)]
+    res = memorize_minibatch(
+        ds, width=[q for q, _, _ in grid], seeds=[torch_seeds[q][k] for q, _, k in grid],
+        protocol=proto, lr=[rate for _, rate, _ in grid],
+        order_rng=generator(seed, f"{STAGE}.capacity_order", N=N, a=a, q=min(group)),
+        eval_sequences=eval_chunk(len(lrs) * len(group)), done_before=done_before, **train)
+    sigma, head_size, classes = train["sigma"], train["head_size"], int(ds.labels.max()) + 1
+    runs = [{"lr": rate, "seed_index": k, "q": q, "ffn_parameters": ffn_parameters(ds.d, q, classes),
+             **_attention_columns(ds, run.pop("w"), run.pop("lam"), sigma, head_size), **run}
+            for (q, rate, k), run in zip(grid, res["runs"], strict=True)]
+    return [row for q in group
+            for row in cell_rows([r for r in runs if r["q"] == q], proto, **data)]
 
 
 def _attention_columns(ds, w, lam, sigma: str, head_size: int) -> dict:

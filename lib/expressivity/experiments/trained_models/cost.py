@@ -167,28 +167,32 @@ def hybrid_cost(*, task: str, seeds: int, n: int, count_n: int, vocab: int, d_mo
 
 
 def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],
-                  control_widths: list[int], batch: int, lr, adam_lr, budget: int,
-                  every: int, rates: dict | None = None,
+                  control_widths: list[int], widths_side_by_side: bool, batch: int, lr, adam_lr,
+                  budget: int, every: int, rates: dict | None = None,
                   **_) -> tuple[float, int, float | None]:
     """One (arm, N, a) job of ``capacity.capacity_rows``: every width and learning rate at the
     share ``BUDGET_USED["capacity"]`` of its budget (a step is one minibatch of ``batch n`` tokens
     per seed, an evaluation a forward pass over the ``N n`` tokens; on the GPU a launch-bound
-    minibatch step, captured as a CUDA graph: ``minibatch_step_s``). The model lives here, not
-    beside the job, so that refitting a share reruns no job."""
+    minibatch step, captured as a CUDA graph: ``minibatch_step_s``), the widths one after another
+    or side by side (one training whose replicas all pay the widest's step). The model lives here,
+    not beside the job, so that refitting a share reruns no job."""
     grid = widths if arm in capacity.RANK1_ARMS else control_widths
     lrs = len(capacity.learning_rates(adam_lr if capacity.CAPACITY_ARMS[arm][3] == "adam" else lr))
     mixing = n + d * (d if capacity.CAPACITY_ARMS[arm][2] == "d" else 1)
-    replicas = seeds * lrs  # every learning rate's seeds side by side
+    # each group of widths trained together: its replicas (every rate's seeds) and its width
+    groups = ([(seeds * lrs * len(grid), max(grid))] if widths_side_by_side
+              else [(seeds * lrs, q) for q in grid])
     steps_seconds = 0.0
-    for q in grid:
+    for replicas, q in groups:
         step = MEM_STEP + MEM_FLOP * replicas * batch * n * (q + mixing)
         evaluation = (MEM_STEP + MEM_FLOP * replicas * N * n * (q + mixing)) / 3
         steps_seconds += (budget + 1) * (step + evaluation / every)
     seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
-                                   len(grid) * (budget + 1) * (1 + 1 / (3 * every)),
+                                   len(groups) * (budget + 1) * (1 + 1 / (3 * every)),
                                    "minibatch_step_s")
     dataset = 0.01 * V * d / 1000
-    # a training pass over the larger of a minibatch and an evaluation chunk of sequences
-    chunk = max(batch, min(N, capacity.eval_chunk(lrs)))
+    # a training pass of the largest group over the larger of a minibatch and an evaluation chunk
+    replicas = max(r for r, _ in groups)
+    chunk = max(batch, min(N, capacity.eval_chunk(replicas // seeds)))
     peak = BASE_BYTES + 16 * 4 * replicas * chunk * n * (max(grid) + d + n) + 8 * V * V
     return seconds + dataset, peak, None if gpu is None else gpu + dataset
