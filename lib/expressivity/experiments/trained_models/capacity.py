@@ -4,10 +4,10 @@ One job is one (arm, N, a) on one CoNLL-shaped dataset (``expressivity.conll_lik
 vocabulary of ``V`` types, sentences of ``n`` distinct tokens, 9 tags, a fraction ``a`` of
 ambiguous types whose tag hashes (type, token set)); it trains the arm at every FFN width ``q`` of
 its grid (``widths`` for the rank-1 arms ``sgd`` and ``adam``, ``control_widths`` for the others)
-and every learning rate, the widths, seeds and learning rates side by side (narrower widths
-zero-padded: ``transformer_models.TokenClassifier``), in minibatches
-(``expressivity.minibatch_memorization``; one order of the sentences, shared by them) under the
-stage's protocol. The target is
+and every learning rate, the seeds and learning rates side by side, and the widths too with
+``widths_side_by_side`` (narrower widths zero-padded: ``transformer_models.TokenClassifier``), in
+minibatches (``expressivity.minibatch_memorization``; one order of the sentences per training,
+shared by its replicas) under the stage's protocol. The target is
 ``TARGET_SHARE`` = 99.5 % of the dataset's set-consistent ceiling (``accuracy_ceilings.set_ceiling``:
 the best any function of (token, token set) reaches; a convention for "near-perfect training
 accuracy", not a number from the paper). Arms (``CAPACITY_ARMS``: normaliser, heads, head size,
