@@ -165,7 +165,7 @@ def ffn_parameters(d: int, width: int, n_classes: int) -> int:
 def replica_widths(width: int | Sequence[int], replicas: int) -> tuple[int, ...]:
     """The FFN width of each of ``replicas`` replicas: ``width`` is one for all or one per
     replica, each an integer >= 1."""
-    widths = [width] * replicas if isinstance(width, (int, np.integer)) else list(width)
+    widths = list(width) if isinstance(width, (list, tuple)) else [width] * replicas
     if len(widths) != replicas:
         raise ValueError(f"width must be one integer or one per replica ({replicas}), got "
                          f"{len(widths)}")

@@ -2,12 +2,13 @@
 
 Top: held-out accuracy at the stop (mean over seeds, bars from the lowest to the highest seed)
 against the density of the attention (fraction of query-key pairs computed), one line per pattern
-and configuration; RANDOM matched to each level, DENSE as the reference; filled markers: some seed
-reaches the target. Below, one panel per level: each cell's held-out accuracy against the training
-step (mean over seeds, band from the lowest to the highest seed) until its first run stopped; two
-cells are compared where the shorter of their curves ends (the claims' fixed budget), since early
-stopping leaves every final accuracy that reaches the target just above it. The title states the
-verdicts of the claims that name this figure."""
+and configuration; RANDOM matched to each configuration's density, DENSE as the reference; filled
+markers: some seed reaches the target. Below, one panel per level: each cell's held-out accuracy
+against the training step (mean over seeds, band from the lowest to the highest seed; colours and
+markers as above) until its first run stopped; two cells are compared where the shorter of their
+curves ends (the claims' fixed budget), since early stopping leaves every final accuracy that
+reaches the target just above it. The title states the verdicts of the claims that name this
+figure."""
 
 import numpy as np
 
@@ -39,8 +40,8 @@ def mean_curve(runs):
     return np.array(steps), values.min(axis=0), values.mean(axis=0), values.max(axis=0)
 
 
-with figure(2, max(len(levels), 1), figsize=(4.0 * max(len(levels), 2), 8.2)) as (fig, axes):
-    axes = np.atleast_2d(axes)
+with figure(2, max(len(levels), 1), figsize=(4.0 * max(len(levels), 2), 8.2),
+            squeeze=False) as (fig, axes):
     for ax in axes[0]:
         ax.remove()
     top = fig.add_subplot(axes[0, 0].get_gridspec()[0, :])
@@ -78,7 +79,6 @@ with figure(2, max(len(levels), 1), figsize=(4.0 * max(len(levels), 2), 8.2)) as
         ax.set_xlabel("training step (to the cell's first stop)")
         ax.set_ylabel("held-out copy accuracy\n(mean, lowest to highest seed)")
         ax.set_ylim(0, 1.02)
-    axes[1, 0].legend(fontsize=6, loc="lower right")
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/sparsity", width=110)
     fig.suptitle("\n".join([f"Copying against sparsity, n = {r['n']}, depth {r['depth']}, "
                             f"{df['seed_index'].nunique()} seeds (filled: at least one seed at the "
