@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from expressivity.claims.trained_models.papers import CLAIMS, sign_test
+from expressivity.training_protocol import encode_curve
 
 BY_ID = {c.id.split(".", 1)[1]: c for c in CLAIMS}
 
@@ -25,8 +26,7 @@ def _curved(accuracies, final=None, stopped_at=100, **cell):
     for row, a in zip(rows, accuracies, strict=True):
         evaluations = stopped_at // 50 + 1
         curve = [0.1, a / 2, a] + [row["accuracy"]] * (evaluations - 3)
-        row.update(every=50, budget=1500, stopped_at=stopped_at,
-                   accuracy_curve=" ".join(f"{v:.6f}" for v in curve))
+        row.update(every=50, budget=1500, stopped_at=stopped_at, accuracy_curve=encode_curve(curve))
     return rows
 
 
