@@ -274,7 +274,7 @@ def _has_cuda() -> bool:
 VERDICT = ["cell_existence", "cell_reliability_lo", "cell_reliability_hi", "cell_verdict"]
 CELL_KEYS = {"memorization_runs": ["arm"], "heads_rank": ["heads", "head_size"],
              "width_vs_N": ["N", "width"], "copy_depth": ["pattern", "depth"],
-             "sparsity": ["pattern", "configuration", "level"], "star_bottleneck": ["d_model", "n"],
+             "sparsity": ["task", "pattern", "configuration", "level"], "star_bottleneck": ["d_model", "n"],
              "hybrid": ["task", "alternative", "kernel", "attention_layers"]}
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from expressivity.random_projection import jl_dimension
+from expressivity.sparse_patterns import pattern_masks
 
 
 def show(value) -> str:
@@ -223,6 +224,24 @@ def _recall_keys(n, recall_vocab, recall_alternatives):
     if recall_vocab >= n // 2 or not recall_alternatives:
         return None
     return f"recall needs recall_vocab >= n/2 = {n // 2} distinct keys per sequence"
+
+
+def _sweep_recall_keys(tasks, n, recall_vocab):
+    if "recall" not in tasks or recall_vocab >= n // 2:
+        return None
+    return f"recall needs recall_vocab >= n/2 = {n // 2} distinct keys per sequence"
+
+
+def _split_heads(configurations, patterns, levels, n, heads):
+    """Splitting a pattern's cycle over the heads gives every mask of the cycle as many heads."""
+    if "heads" not in configurations:
+        return None
+    lengths = sorted({len(pattern_masks(p, n, w=min(w, n))) for p in patterns for w in levels})
+    bad = [p for p in lengths if heads % p]
+    if not bad:
+        return None
+    return (f"splitting a cycle of {bad[0]} masks over the heads needs copy.heads a multiple of "
+            f"{bad[0]}, got {heads}")
 
 
 def _levels_fit(levels, n):
@@ -442,6 +461,11 @@ RELATIONS: list[Relation] = [
     Relation((f"{TM}.hybrid.n", f"{TM}.hybrid.recall_vocab", f"{TM}.hybrid.recall_alternatives"),
              _recall_keys),
     Relation((f"{TM}.sparsity.levels", f"{TM}.sparsity.n"), _levels_fit),
+    Relation((f"{TM}.sparsity.tasks", f"{TM}.sparsity.n", f"{TM}.sparsity.recall_vocab"),
+             _sweep_recall_keys),
+    Relation(tuple(f"{TM}.{k}" for k in ("sparsity.configurations", "sparsity.patterns",
+                                         "sparsity.levels", "sparsity.n", "copy.heads")),
+             _split_heads),
     Relation((f"{TM}.star_relay.d_models", f"{TM}.copy.heads"), _heads_divide),
     Relation((f"{TM}.heads_rank.heads", f"{TM}.heads_rank.head_sizes", f"{TM}.heads_rank.full_rank",
               f"{TM}.memorization.d"), _ablation),

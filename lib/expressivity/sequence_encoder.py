@@ -7,8 +7,9 @@ is the model its seed alone would build and train (its initial weights come from
 drawn in a fixed order). One batched operation serves all replicas: no ``torch.vmap``.
 
 - ``MaskedSelfAttention``: multi-head softmax attention, scores scaled by ``1/sqrt(d_head)``, with a
-  boolean mask (Yun et al. 2020b: ``mask[k, j]`` True iff query ``k`` may attend key ``j``),
-  ``sum_h softmax(Q_h K_h^T / sqrt(d_h)) V_h W_O^h`` (the residual is added by the block);
+  boolean mask (Yun et al. 2020b: ``mask[k, j]`` True iff query ``k`` may attend key ``j``), one
+  for all heads or one per head ``M_h``,
+  ``sum_h softmax_{M_h}(Q_h K_h^T / sqrt(d_h)) V_h W_O^h`` (the residual is added by the block);
 - ``BilinearProjection``: Yun et al. 2020a, Sec. 5, ``BProj(Z) = W_O Z W_P`` in column form
   (``Z: (d, n)``); in row form ``X = Z^T``: ``W_P^T X W_O^T``, token mixing with weights that do not
   depend on the input;
@@ -92,8 +93,9 @@ class LayerNorm(nn.Module):
 
 
 class MaskedSelfAttention(nn.Module):
-    """Multi-head softmax attention with an optional mask ``(n, n)`` shared by the replicas
-    (every row must allow a key); returns ``sum_h A_h V_h W_O^h``."""
+    """Multi-head softmax attention with an optional mask shared by the replicas, ``(n, n)`` for
+    every head or ``(heads, n, n)`` one per head (every row must allow a key); returns
+    ``sum_h A_h V_h W_O^h``."""
 
     def __init__(self, d_model: int, heads: int, mask: np.ndarray | None = None,
                  gens: Sequence[torch.Generator] | None = None):
@@ -107,9 +109,12 @@ class MaskedSelfAttention(nn.Module):
         self.out = Linear(d_model, d_model, gens, bias=False)
         if mask is not None:
             mask = np.asarray(mask, dtype=bool)
-            if not mask.any(axis=1).all():
-                raise ValueError(f"mask row {int(np.flatnonzero(~mask.any(axis=1))[0])} attends "
-                                 "to no key")
+            if mask.ndim == 3 and mask.shape[0] != heads:
+                raise ValueError(f"a mask per head needs {heads} masks, got {mask.shape[0]}")
+            empty = np.argwhere(~mask.any(axis=-1))
+            if len(empty):
+                where = "" if mask.ndim == 2 else f" of head {int(empty[0][0])}"
+                raise ValueError(f"mask row {int(empty[0][-1])}{where} attends to no key")
             self.register_buffer("mask", torch.as_tensor(mask))
         else:
             self.mask = None
@@ -174,7 +179,8 @@ class DepthwiseSeparableConv(nn.Module):
 class SequenceEncoder(nn.Module):
     """``R = len(seeds)`` replicas of: embedding + learned positions, ``len(mixers)`` pre-LN
     residual blocks, a per-token readout. ``mixers[l]`` is ``"attention"``, ``"bilinear"`` or
-    ``"conv"``; ``masks[l]`` (attention only, optional) is layer ``l``'s sparse pattern.
+    ``"conv"``; ``masks[l]`` (attention only, optional) is layer ``l``'s sparse pattern, ``(n, n)``
+    or ``(heads, n, n)`` (one per head).
     ``tokens: (R, B, n)`` int -> ``logits: (R, B, n, n_out)``."""
 
     def __init__(self, vocab: int, n: int, d_model: int, mixers: list[str], n_out: int,
@@ -191,8 +197,9 @@ class SequenceEncoder(nn.Module):
         if masks is not None and len(masks) != len(mixers):
             raise ValueError(f"{len(masks)} masks for {len(mixers)} layers")
         for layer, mask in enumerate(masks or []):
-            if mask is not None and np.shape(mask) != (n, n):
-                raise ValueError(f"masks[{layer}] has shape {np.shape(mask)}; expected ({n}, {n})")
+            if mask is not None and np.shape(mask) not in ((n, n), (heads, n, n)):
+                raise ValueError(f"masks[{layer}] has shape {np.shape(mask)}; expected ({n}, {n}) "
+                                 f"or one per head ({heads}, {n}, {n})")
         ffn_width = 2 * d_model if ffn_width is None else integer("ffn_width", ffn_width, 1)
         gens = generators(seeds)
         self.n, self.vocab = n, vocab

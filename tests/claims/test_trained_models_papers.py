@@ -30,15 +30,15 @@ def _curved(accuracies, final=None, stopped_at=100, **cell):
     return rows
 
 
-def _sparsity(random_acc, det_acc, *, final=None, random_stops=100):
+def _sparsity(random_acc, det_acc, *, final=None, random_stops=100, task="copy"):
     rows = []
     for w in (2, 4):
         for c in ("alternating", "union"):
-            rows += _curved(random_acc, final, random_stops, pattern="random", configuration=c,
-                            level=w, density=0.6)
+            rows += _curved(random_acc, final, random_stops, task=task, pattern="random",
+                            configuration=c, level=w, density=0.6)
             for p in ("strided", "fixed"):
-                rows += _curved(det_acc, final, 100, pattern=p, configuration=c, level=w,
-                                density=0.3 if w == 4 else 0.5)
+                rows += _curved(det_acc, final, 100, task=task, pattern=p, configuration=c,
+                                level=w, density=0.3 if w == 4 else 0.5)
     return {"sparsity": pd.DataFrame(rows)}
 
 
@@ -75,6 +75,20 @@ def test_random_below_deterministic_reads_the_pairs_common_step():
     note = claim.judge(tables)["note"]
     assert "w=2 STRIDED alternating at step 50 0.470 vs 0.275" in note
     assert "w=4 STRIDED alternating at step 100 0.940 vs 0.550" in note
+
+
+def test_random_below_deterministic_pairs_cells_of_one_task():
+    """RANDOM is compared with the deterministic cells of its own task only: a RANDOM that
+    recalls well cannot mask one that copies badly (8 pairs per task, 16 in all)."""
+    claim = BY_ID["random_below_deterministic"]
+    copy = _sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97])["sparsity"]
+    recall = _sparsity([0.97, 0.96, 0.95], [0.5, 0.55, 0.6], task="recall")["sparsity"]
+    row = claim.judge({"sparsity": pd.concat([copy, recall], ignore_index=True)})
+    assert row["status"] == "fail" and "below in 8 of 16" in row["note"]
+    assert "copy w=2 STRIDED union" in row["note"] and "recall w=4 FIXED union" in row["note"]
+    recall = _sparsity([0.5, 0.55, 0.6], [0.9, 0.95, 0.97], task="recall")["sparsity"]
+    row = claim.judge({"sparsity": pd.concat([copy, recall], ignore_index=True)})
+    assert row["status"] == "pass" and "below in 16 of 16" in row["note"]
 
 
 def test_random_below_deterministic_is_underpowered_with_four_pairs():
@@ -132,8 +146,8 @@ def test_hybrid_claims():
 def _monotone_sparsity(sparse, dense):
     rows = []
     for level, density, acc in ((4, 0.3, sparse), (2, 0.5, dense)):
-        rows += _curved(acc, pattern="strided", configuration="union", level=level,
-                        density=density)
+        rows += _curved(acc, task="copy", pattern="strided", configuration="union",
+                        level=level, density=density)
     return {"sparsity": pd.DataFrame(rows)}
 
 
@@ -146,6 +160,18 @@ def test_sparsity_monotone_sees_a_fall_it_has_the_power_for():
     # seeds this spread cannot see a fall of 0.05: not evaluated, never a pass
     row = claim.judge(_monotone_sparsity([0.3, 0.9, 0.5], [0.4, 0.95, 0.2]))
     assert row["status"] == "not evaluated" and row["reason"] == "underpowered"
+
+
+def test_sparsity_monotone_compares_levels_within_a_task():
+    """A denser recall cell is not the next level of a copying cell: each task has its own
+    series, so recall's low accuracy is no fall from copying's."""
+    copy = _monotone_sparsity([0.995, 0.996, 0.998], [0.994, 0.997, 0.999])["sparsity"]
+    recall = copy.assign(task="recall")
+    recall.loc[recall["level"] == 2, "accuracy_curve"] = encode_curve([0.1, 0.2, 0.3])
+    recall.loc[recall["level"] == 4, "accuracy_curve"] = encode_curve([0.1, 0.1, 0.1])
+    row = BY_ID["sparsity_monotone"].judge({"sparsity": pd.concat([copy, recall])})
+    assert row["status"] == "pass", row["note"]
+    assert row["note"].count(" -> ") == 2 and "recall: STRIDED union" in row["note"]
 
 
 def test_star_load_power_simulates_n_alone_and_no_fall():
@@ -187,9 +213,34 @@ def test_sparsity_monotone_skips_cells_of_equal_density():
     rows = []
     for level, density, acc in ((4, 0.3, [0.9, 0.91, 0.92]), (2, 0.375, [0.95, 0.96, 0.97]),
                                 (8, 0.375, [0.6, 0.61, 0.62]), (16, 0.5, [0.96, 0.97, 0.98])):
-        rows += _curved(acc, pattern="random", configuration="union", level=level,
-                        density=density)
+        rows += _curved(acc, task="copy", pattern="random", configuration="union",
+                        level=level, density=density)
     row = BY_ID["sparsity_monotone"].judge({"sparsity": pd.DataFrame(rows)})
     assert row["status"] == "fail"  # 0.3 -> 0.375 at w = 8 falls by 0.3
     assert "w=2 (density 0.38) 0.960 -> w=8" not in row["note"]
     assert row["note"].count(" -> ") == 4  # 0.3 to each 0.375, each 0.375 to 0.5
+
+
+def _two_tasks(copy_gap, recall_gap):
+    """STRIDED alternating and union at w = 2 on copying and recall; union's accuracies are
+    alternating's plus each task's gap."""
+    rows = []
+    base = [0.6, 0.62, 0.64]
+    for task, gap in (("copy", copy_gap), ("recall", recall_gap)):
+        for conf, shift in (("alternating", 0.0), ("union", gap)):
+            rows += _curved([a + shift for a in base], task=task, pattern="strided",
+                            configuration=conf, level=2, density=0.4)
+    return {"sparsity": pd.DataFrame(rows)}
+
+
+def test_configuration_task_dependent_needs_a_swap_on_two_tasks():
+    claim = BY_ID["configuration_task_dependent"]
+    row = claim.judge(_two_tasks(0.2, -0.2))
+    assert row["status"] == "pass" and row["power"] >= 0.8, row["note"]
+    assert "w=2 STRIDED alternating - union: copy at step 100 -0.200" in row["note"]
+    assert claim.judge(_two_tasks(0.2, 0.2))["status"] == "fail"  # union better on both
+    assert claim.judge(_two_tasks(0.2, 0.0))["status"] == "fail"  # no gap on recall
+    one_task = _two_tasks(0.2, -0.2)
+    one_task["sparsity"] = one_task["sparsity"][one_task["sparsity"]["task"] == "copy"]
+    row = claim.judge(one_task)
+    assert row["status"] == "not evaluated" and row["reason"] == "paper config"

@@ -1,5 +1,7 @@
 """The torch layers: the row-form formulas, permutation equivariance, masks, bad input."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -10,6 +12,7 @@ from torch.nn import functional as F
 from expressivity.attention import Head, self_attention
 from expressivity.sequence_encoder import (
     DepthwiseSeparableConv,
+    MaskedSelfAttention,
     SequenceEncoder,
     generators,
     hybrid_mixers,
@@ -108,6 +111,37 @@ def test_mask_blocks_information():
     with torch.no_grad():
         torch.testing.assert_close(model(a)[0, 0, 0], model(b)[0, 0, 0])
         assert not torch.allclose(model(a)[0, 0, 1], model(b)[0, 0, 1])
+
+
+def test_a_mask_per_head_masks_each_head_alone():
+    """A ``(heads, n, n)`` mask gives head h its own pattern: each head's output is
+    ``softmax_{M_h}(Q_h K_h^T / sqrt(d_h)) V_h``, computed here by hand; the same mask for every
+    head is the shared ``(n, n)`` mask."""
+    n, d, heads = 5, 4, 2
+    rng = np.random.default_rng(3)
+    per_head = np.stack([np.eye(n, dtype=bool), (rng.random((n, n)) < 0.5) | np.eye(n, dtype=bool)])
+    split = MaskedSelfAttention(d, heads, per_head)
+    shared = MaskedSelfAttention(d, heads, per_head[1])
+    shared.load_state_dict({**split.state_dict(), "mask": shared.mask})
+    X = torch.as_tensor(rng.standard_normal((1, 2, n, d)), dtype=split.qkv.W.dtype)
+    q, k, v = split.qkv(X).split(d, dim=-1)
+    outs = []
+    for h in range(heads):
+        part = slice(h * d // heads, (h + 1) * d // heads)
+        scores = q[..., part] @ k[..., part].transpose(-1, -2) / math.sqrt(d // heads)
+        scores = scores.masked_fill(~torch.as_tensor(per_head[h]), float("-inf"))
+        outs.append(torch.softmax(scores, dim=-1) @ v[..., part])
+    with torch.no_grad():
+        torch.testing.assert_close(split(X), split.out(torch.cat(outs, dim=-1)))
+        both = MaskedSelfAttention(d, heads, np.stack([per_head[1]] * heads))
+        both.load_state_dict({**split.state_dict(), "mask": both.mask})
+        torch.testing.assert_close(both(X), shared(X))
+    with pytest.raises(ValueError, match="row 2 of head 1 attends to no key"):
+        bad = per_head.copy()
+        bad[1, 2] = False
+        MaskedSelfAttention(d, heads, bad)
+    with pytest.raises(ValueError, match="a mask per head needs 2 masks, got 3"):
+        MaskedSelfAttention(d, heads, np.ones((3, n, n), dtype=bool))
 
 
 @pytest.mark.parametrize("mixers", [["attention", "conv"], ["bilinear", "attention"]])

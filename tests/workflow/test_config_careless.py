@@ -173,6 +173,13 @@ RELATIONS = [
     Careless("hybrid-d-model-not-multiple", {f"{HYB}.d_model": 10, f"{HYB}.heads": 4},
              (f"{HYB}.d_model", f"{HYB}.heads")),
     Careless("copy-n-odd", {f"{COPY}.n": 9}, (f"{COPY}.n",)),
+    # the sparsity sweep's recall needs n/2 distinct keys; its heads split needs the cycle's 2
+    Careless("sweep-recall-keys-below-pairs", {f"{SPA}.tasks": ["copy", "recall"],
+                                               f"{SPA}.recall_vocab": 3},
+             (f"{SPA}.recall_vocab", "n/2 = 4")),
+    Careless("sweep-heads-split-odd-heads", {f"{SPA}.configurations": ["heads"],
+                                             f"{COPY}.heads": 1},
+             (f"{COPY}.heads", "multiple of 2")),
     Careless("hybrid-kernel-even", {f"{HYB}.recall_kernels": [16]}, (f"{HYB}.recall_kernels", "odd")),
     Careless("recall-keys-below-pairs", {f"{HYB}.n": 16, f"{HYB}.recall_vocab": 7},
              (f"{HYB}.n", f"{HYB}.recall_vocab", "distinct keys")),

@@ -40,10 +40,11 @@ NEEDS_DEFAULT_SCALE = {
     # the frontier at n = 8..32, one target each, two budgets: floors at d = 2..4 and one degree
     # of freedom per slope leave both intervals over an edge
     "sparse_approximation.frontier_budget_elasticity", "sparse_approximation.optimised_d_grows",
-    # the papers' experiments at ci.yaml's sizes: one depth, one sparsity level and one length,
-    # every sparsity pair tied at the target, hybrids and recall runs still at their budget, one N
+    # the papers' experiments at ci.yaml's sizes: one depth, one sparsity level, configuration
+    # and length, two sign-test pairs, hybrids and recall runs still at their budget, one N
     "trained_models.copy_depth4_exists", "trained_models.random_below_deterministic",
-    "trained_models.sparsity_monotone", "trained_models.star_load",
+    "trained_models.sparsity_monotone", "trained_models.configuration_task_dependent",
+    "trained_models.star_load",
     "trained_models.hybrid_alternatives_below_attention", "trained_models.hybrid_partial_replace",
     "trained_models.hybrid_monotone_k", "trained_models.count_receptive_field",
     "trained_models.capacity_follows_ambiguity", "trained_models.capacity_slope",

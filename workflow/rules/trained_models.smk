@@ -256,20 +256,24 @@ rule tm_copy:
 # 2020a's hybrid curve): sparsity and star_relay hold what differs from the copy family, hybrid is a family
 # of its own
 TM_SPARSE = TM_CFG["sparsity"]
-TM_SPARSE_CELLS = (
-    [
-        (pattern, conf, level)
-        for level in TM_SPARSE["levels"]
-        for pattern in TM_SPARSE["patterns"]
-        for conf in TM_SPARSE["configurations"]
-    ]
-    + [
-        ("random", conf, level)
-        for level in TM_SPARSE["levels"]
-        for conf in TM_SPARSE["configurations"]
-    ]
-    + [("dense", "full", 0)]
-)
+TM_SPARSE_CELLS = [
+    (task, *cell)
+    for task in TM_SPARSE["tasks"]
+    for cell in (
+        [
+            (pattern, conf, level)
+            for level in TM_SPARSE["levels"]
+            for pattern in TM_SPARSE["patterns"]
+            for conf in TM_SPARSE["configurations"]
+        ]
+        + [
+            ("random", conf, level)
+            for level in TM_SPARSE["levels"]
+            for conf in TM_SPARSE["configurations"]
+        ]
+        + [("dense", "full", 0)]
+    )
+]
 TM_HYBRID = TM_CFG["hybrid"]
 TM_HYBRID_CELLS = (
     [
@@ -285,7 +289,7 @@ TM_HYBRID_CELLS = (
     + [("count", "conv", kernel, 0) for kernel in TM_HYBRID["count_kernels"]]
 )
 TABLES[TM]["sparsity"] = gathered(
-    f"{TM_RES}/sparsity/{p}_{c}_w{w}.csv" for p, c, w in TM_SPARSE_CELLS
+    f"{TM_RES}/sparsity/{t}_{p}_{c}_w{w}.csv" for t, p, c, w in TM_SPARSE_CELLS
 )
 TABLES[TM]["star_bottleneck"] = gathered(
     expand(
@@ -324,16 +328,17 @@ FIGURES[TM]["hybrid"] = plot("hybrid", verdict=True)
 
 
 rule tm_sparsity:
-    """One cell of Yun et al. 2020b's sparsity sweep on the copying task."""
+    """One cell of Yun et al. 2020b's sparsity sweep on one task."""
     input:
         lib=script_deps(TM, "sparsity"),
     output:
-        f"{TM_RES}/sparsity/{{pattern}}_{{configuration}}_w{{level}}.csv",
+        f"{TM_RES}/sparsity/{{task}}_{{pattern}}_{{configuration}}_w{{level}}.csv",
     log:
-        f"logs/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.log",
+        f"logs/{TM}/sparsity_{{task}}_{{pattern}}_{{configuration}}_w{{level}}.log",
     benchmark:
-        f"results/benchmarks/{TM}/sparsity_{{pattern}}_{{configuration}}_w{{level}}.tsv"
+        f"results/benchmarks/{TM}/sparsity_{{task}}_{{pattern}}_{{configuration}}_w{{level}}.tsv"
     wildcard_constraints:
+        task="[a-z]+",
         pattern="[a-z]+",
         configuration="[a-z]+",
         level=r"\d+",
@@ -349,7 +354,7 @@ rule tm_sparsity:
             "papers.sparsity_rows",
             "sparsity",
             "copy",
-            supplied=["pattern", "configuration", "level"],
+            supplied=["task", "pattern", "configuration", "level"],
             given={"device": job_device(TM_SPARSE_PLAN, TM_DEVICE)},
         ),
     script:

@@ -1,14 +1,15 @@
-"""Figure: Yun et al. 2020b's sparsity sweep on the copying task.
+"""Figure: Yun et al. 2020b's sparsity sweep, one pair of rows per task (copying; recall where it
+runs).
 
-Top: held-out accuracy at the stop (mean over seeds, bars from the lowest to the highest seed)
-against the density of the attention (fraction of query-key pairs computed), one line per pattern
-and configuration; RANDOM matched to each configuration's density, DENSE as the reference; filled
-markers: some seed reaches the target. Below, one panel per level: each cell's held-out accuracy
-against the training step (mean over seeds, band from the lowest to the highest seed; colours and
-markers as above) until its first run stopped; two cells are compared where the shorter of their
-curves ends (the claims' fixed budget), since early stopping leaves every final accuracy that
-reaches the target just above it. The title states the verdicts of the claims that name this
-figure."""
+Per task, on top: held-out accuracy at the stop (mean over seeds, bars from the lowest to the
+highest seed) against the density of the attention (fraction of query-key pairs computed), one
+line per pattern and configuration; RANDOM matched to each configuration's density, DENSE as the
+reference; filled markers: some seed reaches the target. Below it, one panel per level: each cell's
+held-out accuracy against the training step (mean over seeds, band from the lowest to the highest
+seed; colours and markers as above) until its first run stopped; two cells are compared where the
+shorter of their curves ends (the claims' fixed budget), since early stopping leaves every final
+accuracy that reaches the target just above it. The title states the verdicts of the claims that
+name this figure."""
 
 import numpy as np
 
@@ -19,15 +20,18 @@ from expressivity.plotting import MARKERS, PALETTE, figure, save
 from expressivity.training_protocol import EXISTS, curve_points
 
 log = job_log(snakemake)
+TASK_NAMES = {"copy": "copying", "recall": "associative recall"}
 df = read_table(snakemake.input.sparsity, [
-    "pattern", "configuration", "level", "density", "cell_accuracy_mean", "cell_accuracy_min",
-    "cell_accuracy_max", "cell_existence", "chance", "target", "lr", "cell_lr", "seed_index",
-    "accuracy_curve", "every", "budget", "stopped_at", "n", "depth"
+    "task", "pattern", "configuration", "level", "density", "cell_accuracy_mean",
+    "cell_accuracy_min", "cell_accuracy_max", "cell_existence", "chance", "target", "lr",
+    "cell_lr", "seed_index", "accuracy_curve", "every", "budget", "stopped_at", "n", "vocab",
+    "depth"
 ])
-cells = df.groupby(["pattern", "configuration", "level"], sort=False, as_index=False).first()
-series = list(cells.groupby(["pattern", "configuration"], sort=False))
-style = {key: (PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)])
-         for i, (key, _) in enumerate(series)}
+cells = df.groupby(["task", "pattern", "configuration", "level"], sort=False,
+                   as_index=False).first()
+style = {key: (PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]) for i, key in
+         enumerate(dict.fromkeys(zip(cells["pattern"], cells["configuration"], strict=True)))}
+tasks = list(dict.fromkeys(cells["task"]))
 levels = sorted(cells.loc[~cells["pattern"].isin(["dense"]), "level"].unique())
 reported = df[df["lr"] == df["cell_lr"]]
 
@@ -40,47 +44,62 @@ def mean_curve(runs):
     return np.array(steps), values.min(axis=0), values.mean(axis=0), values.max(axis=0)
 
 
-with figure(2, max(len(levels), 1), figsize=(4.0 * max(len(levels), 2), 8.2),
-            squeeze=False) as (fig, axes):
-    for ax in axes[0]:
-        ax.remove()
-    top = fig.add_subplot(axes[0, 0].get_gridspec()[0, :])
-    for (pattern, conf), part in series:
+def final_panel(ax, task_cells):
+    """Accuracy at the stop against density, one line per pattern and configuration."""
+    for (pattern, conf), part in task_cells.groupby(["pattern", "configuration"], sort=False):
         part = part.sort_values("density")
         color, marker = style[pattern, conf]
         y = part["cell_accuracy_mean"]
-        top.errorbar(part["density"], y, yerr=[y - part["cell_accuracy_min"],
-                                               part["cell_accuracy_max"] - y],
-                     color=color, capsize=3, lw=1.2, label=f"{pattern.upper()} ({conf})")
+        ax.errorbar(part["density"], y, yerr=[y - part["cell_accuracy_min"],
+                                              part["cell_accuracy_max"] - y],
+                    color=color, capsize=3, lw=1.2, label=f"{pattern.upper()} ({conf})")
         found = part["cell_existence"] == EXISTS
-        top.scatter(part["density"][found], y[found], marker=marker, color=color, zorder=3)
-        top.scatter(part["density"][~found], y[~found], marker=marker, facecolors="white",
-                    edgecolors=color, zorder=3)
+        ax.scatter(part["density"][found], y[found], marker=marker, color=color, zorder=3)
+        ax.scatter(part["density"][~found], y[~found], marker=marker, facecolors="white",
+                   edgecolors=color, zorder=3)
+    ax.set_xlabel("density: query-key pairs computed / n^2 (mean over layers and heads)")
+    ax.set_xlim(0, 1.05)
+
+
+def curve_panel(ax, task_runs, level):
+    """Each cell's learning curve at ``level`` (DENSE beside every level) until its first stop."""
+    for (pattern, conf), runs in task_runs.groupby(["pattern", "configuration"], sort=False):
+        runs = runs[runs["level"] == (0 if pattern == "dense" else level)]
+        if runs.empty:
+            continue
+        color, marker = style[pattern, conf]
+        steps, lo, mean, hi = mean_curve(runs)
+        ax.fill_between(steps, lo, hi, color=color, alpha=0.15, lw=0)
+        ax.plot(steps, mean, color=color, marker=marker, ms=3, lw=1.2,
+                label=f"{pattern.upper()} ({conf})")
+    ax.set_xlabel("training step (to the cell's first stop)")
+    ax.set_ylim(0, 1.02)
+
+
+with figure(2 * len(tasks), max(len(levels), 1),
+            figsize=(4.0 * max(len(levels), 2), 8.2 * len(tasks)), squeeze=False) as (fig, axes):
+    for row, task in enumerate(tasks):
+        for ax in axes[2 * row]:
+            ax.remove()
+        top = fig.add_subplot(axes[2 * row, 0].get_gridspec()[2 * row, :])
+        final_panel(top, cells[cells["task"] == task])
+        name = TASK_NAMES[task]
+        top.set_ylabel(f"held-out {name} accuracy per token\nat the stop (mean, lowest to "
+                       "highest seed)")
+        r = df[df["task"] == task].iloc[0]
+        top.set_title(f"{name}: n = {r['n']}, {r['vocab']} "
+                      f"{'content tokens' if task == 'copy' else 'keys and values'}", fontsize=9)
+        for ax, level in zip(axes[2 * row + 1], levels, strict=False):
+            curve_panel(ax, reported[reported["task"] == task], level)
+            ax.set_title(f"{name}, level w = {level}", fontsize=8)
+            ax.set_ylabel(f"held-out {name} accuracy\n(mean, lowest to highest seed)")
+        for ax in (top, *axes[2 * row + 1]):
+            ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
+            ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
+        top.legend(fontsize=7, ncol=2)
     r = df.iloc[0]
-    for ax in (top, *axes[1]):
-        ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
-        ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
-    top.set_xlabel("density: query-key pairs computed / n^2 (mean over layers)")
-    top.set_ylabel("held-out copy accuracy per token\nat the stop (mean, lowest to highest seed)")
-    top.set_xlim(0, 1.05)
-    top.legend(fontsize=7, ncol=2)
-    for ax, level in zip(axes[1], levels, strict=False):
-        for (pattern, conf), _ in series:
-            runs = reported[(reported["pattern"] == pattern) & (reported["configuration"] == conf)
-                            & (reported["level"] == (0 if pattern == "dense" else level))]
-            if runs.empty:
-                continue
-            color, marker = style[pattern, conf]
-            steps, lo, mean, hi = mean_curve(runs)
-            ax.fill_between(steps, lo, hi, color=color, alpha=0.15, lw=0)
-            ax.plot(steps, mean, color=color, marker=marker, ms=3, lw=1.2,
-                    label=f"{pattern.upper()} ({conf})")
-        ax.set_title(f"level w = {level}", fontsize=8)
-        ax.set_xlabel("training step (to the cell's first stop)")
-        ax.set_ylabel("held-out copy accuracy\n(mean, lowest to highest seed)")
-        ax.set_ylim(0, 1.02)
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/sparsity", width=110)
-    fig.suptitle("\n".join([f"Copying against sparsity, n = {r['n']}, depth {r['depth']}, "
+    fig.suptitle("\n".join([f"Accuracy against sparsity, depth {r['depth']}, "
                             f"{df['seed_index'].nunique()} seeds (filled: at least one seed at the "
                             "target); pairs compared where the shorter curve ends", *verdicts]),
                  fontsize=8)

@@ -1,4 +1,4 @@
-"""Yun et al. 2020b's sparsity sweep: one pattern, configuration and level on the copying task."""
+"""Yun et al. 2020b's sparsity sweep: one task, pattern, configuration and level."""
 
 import pandas as pd
 
