@@ -57,6 +57,19 @@ def titles(fig) -> list[str]:
     return [text for text in found if text]
 
 
+def _clear_of_title(fig, pad_px: float = 6.0) -> None:
+    """Lower the panels until the figure's title (several lines of verdicts) clears them by
+    ``pad_px``: ``tight_layout`` can leave a long title a few pixels over a tall figure's top
+    panel."""
+    if fig._suptitle is None or not fig.axes:
+        return
+    renderer = fig.canvas.get_renderer()
+    overlap = (max(ax.get_tightbbox(renderer).y1 for ax in fig.axes) + pad_px
+               - fig._suptitle.get_window_extent(renderer).y0)
+    if overlap > 0:
+        fig.subplots_adjust(top=fig.subplotpars.top - overlap / fig.bbox.height)
+
+
 def save(fig, png: str | os.PathLike, pdf: str | os.PathLike | None = None) -> None:
     """Write ``fig`` as PNG (150 dpi, its titles in the text chunk ``Title``) and, when ``pdf``
     is given, as PDF without a creation date."""
@@ -64,6 +77,7 @@ def save(fig, png: str | os.PathLike, pdf: str | os.PathLike | None = None) -> N
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
+    _clear_of_title(fig)
     fig.savefig(png, metadata={"Software": None, "Title": "\n".join(titles(fig))})
     if pdf is not None:
         fig.savefig(pdf, metadata={"CreationDate": None, "Producer": None, "Creator": None})
