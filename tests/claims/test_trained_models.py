@@ -250,8 +250,8 @@ def test_the_statistical_findings_of_the_stage_are_these():
     assert {c for c, claim in CLAIMS.items() if claim.statistical} == \
         {*UNDERPOWERED, "width_growth",
          # the papers' experiments (test_trained_models_papers.py)
-         "random_below_deterministic", "sparsity_monotone", "configuration_task_dependent",
-         "star_load", "hybrid_alternatives_below_attention", "hybrid_partial_replace", "hybrid_monotone_k",
+         "random_below_deterministic", "sparsity_monotone", "star_load",
+         "hybrid_alternatives_below_attention", "hybrid_partial_replace", "hybrid_monotone_k",
          "count_receptive_field"}
 
 

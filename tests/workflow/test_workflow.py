@@ -43,8 +43,7 @@ NEEDS_DEFAULT_SCALE = {
     # the papers' experiments at ci.yaml's sizes: one depth, one sparsity level, configuration
     # and length, two sign-test pairs, hybrids and recall runs still at their budget, one N
     "trained_models.copy_depth4_exists", "trained_models.random_below_deterministic",
-    "trained_models.sparsity_monotone", "trained_models.configuration_task_dependent",
-    "trained_models.star_load",
+    "trained_models.sparsity_monotone", "trained_models.star_load",
     "trained_models.hybrid_alternatives_below_attention", "trained_models.hybrid_partial_replace",
     "trained_models.hybrid_monotone_k", "trained_models.count_receptive_field",
     "trained_models.capacity_follows_ambiguity", "trained_models.capacity_slope",

@@ -8,15 +8,19 @@ reference; filled markers: some seed reaches the target. Below it, one panel per
 held-out accuracy against the training step (mean over seeds, band from the lowest to the highest
 seed; colours and markers as above) until its first run stopped; two cells are compared where the
 shorter of their curves ends (the claims' fixed budget), since early stopping leaves every final
-accuracy that reaches the target just above it. The title states the verdicts of the claims that
-name this figure."""
+accuracy that reaches the target just above it. At the bottom, where a pattern runs in several
+configurations: each configuration's mean accuracy less alternating's at their common step, per
+task and level, with two standard errors (the paper's "UNION against alternating,
+task-dependent": reported, not judged). The title states the verdicts of the claims that name
+this figure."""
 
 import numpy as np
 
 from expressivity.claims import verdict_lines
+from expressivity.claims.trained_models.papers import configuration_gaps
 from expressivity.io import read_table
 from expressivity.joblog import job_log
-from expressivity.plotting import MARKERS, PALETTE, figure, save
+from expressivity.plotting import MARKERS, PALETTE, figure, log2_axis, save
 from expressivity.training_protocol import EXISTS, curve_points
 
 log = job_log(snakemake)
@@ -34,6 +38,7 @@ style = {key: (PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]) for i, key 
 tasks = list(dict.fromkeys(cells["task"]))
 levels = sorted(cells.loc[~cells["pattern"].isin(["dense"]), "level"].unique())
 reported = df[df["lr"] == df["cell_lr"]]
+gaps = configuration_gaps(df)
 
 
 def mean_curve(runs):
@@ -76,8 +81,28 @@ def curve_panel(ax, task_runs, level):
     ax.set_ylim(0, 1.02)
 
 
-with figure(2 * len(tasks), max(len(levels), 1),
-            figsize=(4.0 * max(len(levels), 2), 8.2 * len(tasks)), squeeze=False) as (fig, axes):
+def gap_panel(ax):
+    """Each configuration less alternating per task and level, +-2 standard errors (the series
+    set slightly apart along the level axis so that their bars do not hide each other)."""
+    series = list(gaps.groupby(["task", "pattern", "configuration"], sort=False))
+    for i, ((task, pattern, conf), part) in enumerate(series):
+        color, marker = style[pattern, conf]
+        apart = 2.0 ** (0.05 * (i - (len(series) - 1) / 2))
+        ax.errorbar(part["level"] * apart, part["gap"], yerr=2 * part["se"], color=color, marker=marker,
+                    ls="-" if task == tasks[0] else "--", capsize=3, lw=1.2,
+                    label=f"{TASK_NAMES[task]}: {pattern.upper()} {conf} - "
+                          f"{part['against'].iloc[0]}")
+    ax.axhline(0, color="black", lw=1)
+    log2_axis(ax, levels, "level w (window or block size)")
+    ax.set_ylabel("mean accuracy difference at the\ncommon step (+-2 standard errors)")
+    ax.set_title("configurations against alternating, per task: reported, not judged", fontsize=8)
+    ax.legend(fontsize=7)
+
+
+rows = 2 * len(tasks) + (not gaps.empty)
+with figure(rows, max(len(levels), 1), figsize=(4.0 * max(len(levels), 2),
+                                              8.2 * len(tasks) + 3.6 * (not gaps.empty)),
+            squeeze=False) as (fig, axes):
     for row, task in enumerate(tasks):
         for ax in axes[2 * row]:
             ax.remove()
@@ -97,6 +122,10 @@ with figure(2 * len(tasks), max(len(levels), 1),
             ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
             ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
         top.legend(fontsize=7, ncol=2)
+    if not gaps.empty:
+        for ax in axes[-1]:
+            ax.remove()
+        gap_panel(fig.add_subplot(axes[-1, 0].get_gridspec()[-1, :]))
     r = df.iloc[0]
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/sparsity", width=110)
     fig.suptitle("\n".join([f"Accuracy against sparsity, depth {r['depth']}, "
