@@ -227,9 +227,7 @@ def _recall_keys(n, recall_vocab, recall_alternatives):
 
 
 def _sweep_recall_keys(tasks, n, recall_vocab):
-    if "recall" not in tasks or recall_vocab >= n // 2:
-        return None
-    return f"recall needs recall_vocab >= n/2 = {n // 2} distinct keys per sequence"
+    return _recall_keys(n, recall_vocab, "recall" in tasks)
 
 
 def _split_heads(configurations, patterns, levels, n, heads):

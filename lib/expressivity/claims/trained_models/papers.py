@@ -161,8 +161,9 @@ def _random_below(t) -> Measurement:
     if sign_test(untied, untied) >= ALPHA:  # RANDOM below in every pair: the smallest p-value
         return not_evaluated("underpowered", note + f"; with {untied} untied pairs the sign test's "
                              f"smallest p-value 0.5^{untied} = {0.5**untied:.3g} is not below "
-                             f"{ALPHA:g}, so no outcome could pass (config/paper.yaml runs four "
-                             "levels with STRIDED and FIXED: 16 pairs)", precision(df))
+                             f"{ALPHA:g}, so no outcome could pass (config/paper.yaml runs two "
+                             "tasks, four levels, STRIDED and FIXED in three configurations: 48 "
+                             "pairs)", precision(df))
     return Measurement(sign_test(below, untied), precision(df), note)
 
 
