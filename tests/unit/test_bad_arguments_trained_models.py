@@ -13,7 +13,8 @@ import torch
 from expressivity.accuracy_ceilings import blind_ceiling, hardmax_ceiling, pair_conflicts
 from expressivity.experiments.trained_models.encoders import copy_rows
 from expressivity.experiments.trained_models.memorization import heads_rows
-from expressivity.experiments.trained_models.papers import hybrid_rows
+from expressivity.experiments.trained_models.papers import hybrid_rows, sparsity_rows
+from expressivity.pattern_configurations import layer_masks, matched_random
 from expressivity.segment_pairs import check_segment_pair, segment_pair_dataset
 from expressivity.sequence_encoder import (
     BilinearProjection,
@@ -143,6 +144,23 @@ CALLS = [
                                                    **ENCODER),
      "attention_layers"),
     ("heads-rows-heads-zero", lambda: heads_rows(heads=0, size=1, **HEADS), "heads"),
+    ("sparsity-rows-task-unknown", lambda: sparsity_rows(
+        task="sort", pattern="strided", configuration="heads", level=2, depth=2, recall_vocab=4,
+        **ENCODER), "task"),
+    ("sparsity-rows-level-text", lambda: sparsity_rows(
+        task="recall", pattern="strided", configuration="heads", level="w", depth=2,
+        recall_vocab=4, **ENCODER), "level"),
+    # pattern_configurations and the per-head masks
+    ("split-heads-not-multiple", lambda: layer_masks("fixed", 8, 2, "heads", heads=3, w=2),
+     "heads=3"),
+    ("split-heads-zero", lambda: layer_masks("fixed", 8, 2, "heads", heads=0, w=2), "heads"),
+    ("matched-random-heads-fraction", lambda: matched_random(8, 2, 0.5,
+                                                             np.random.default_rng(0),
+                                                             heads=1.5), "heads"),
+    ("masked-per-head-count", lambda: MaskedSelfAttention(8, 2, np.ones((3, 4, 4), bool)),
+     "per head"),
+    ("encoder-mask-shape", lambda: SequenceEncoder(
+        3, 4, 4, ["attention"], 3, heads=2, masks=[np.ones((3, 4, 4), bool)]), "masks[0]"),
 ]
 
 
