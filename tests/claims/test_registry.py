@@ -24,6 +24,7 @@ from expressivity.claims import (
     registry,
     statistical_findings,
     summary_line,
+    verdict,
 )
 
 
@@ -149,3 +150,13 @@ def test_a_papers_summary_counts_its_rows_only():
         "Yun et al. 2020a (2 claims): Findings: 0/0 passed, 0 failed, 0 not evaluated; "
         "demonstrations: 0/0 passed, 0 failed, 0 not evaluated; checks: 2/2 passed, 0 failed, "
         "0 not evaluated")
+
+
+def test_a_verdict_names_why_a_claim_is_not_evaluated():
+    """A figure's title says why a claim was not judged (censored, paper config, ...), not only
+    that it was not; a judged claim has no reason."""
+    row = {"id": "s.c", "metric": "gap", "measured": math.nan, "op": ">", "threshold": 0.0,
+           "status": "not evaluated", "reason": "censored"}
+    assert verdict(row) == "c: gap = – > 0: not evaluated (censored)"
+    judged = {**row, "measured": 0.5, "status": "pass", "reason": math.nan}
+    assert verdict(judged) == "c: gap = 0.5 > 0: pass"

@@ -415,12 +415,15 @@ def summary_line(claims_table: pd.DataFrame) -> str:
 
 def verdict(row) -> str:
     """One claim (a row of a claims table) in words: ``"<name>: <metric> = <measured> <op>
-    <threshold>: <status>"``, the name without its stage."""
+    <threshold>: <status>"``, the name without its stage, and a claim not evaluated with its
+    reason (``"not evaluated (censored)"``)."""
     value = row["measured"]
     measured = "–" if isinstance(value, float) and math.isnan(value) else f"{value:.3g}"
     name = row["id"].split(".", 1)[-1]
+    reason = row.get("reason")
+    status = row["status"] + (f" ({reason})" if isinstance(reason, str) and reason else "")
     return (f"{name}: {row['metric']} = {measured} {OP_SYMBOLS[row['op']]} "
-            f"{row['threshold']:g}: {row['status']}")
+            f"{row['threshold']:g}: {status}")
 
 
 def verdict_lines(claims: pd.DataFrame, figure: str, names: tuple[str, ...] = (),
