@@ -1,8 +1,9 @@
 """Figure: Yun et al. 2020a, Sec. 5 at our scale: held-out accuracy (mean over seeds, bars from
 the lowest to the highest seed) against the number k of attention layers kept on top of bilinear
 projections or convolutions, on multi-query associative recall (left); on counting, convolutions
-alone by kernel width (right); majority-class baselines drawn; the title states the verdicts of
-the claims drawn here."""
+alone by kernel width (right); majority-class baselines drawn; a cell with seeds stopped at
+their budget (still rising: the claims that read it are censored) says how many; the title states
+the verdicts of the claims drawn here."""
 
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
@@ -17,9 +18,22 @@ log = job_log(snakemake)
 df = read_table(snakemake.input.hybrid, ["task", "alternative", "kernel", "attention_layers", "depth",
                                      "cell_accuracy_mean", "cell_accuracy_min",
                                      "cell_accuracy_max", "cell_existence", "majority", "target",
-                                     "n", "vocab"])
-cells = df.groupby(["task", "alternative", "kernel", "attention_layers"], sort=False,
-                   as_index=False).first()
+                                     "n", "vocab", "outcome", "lr", "cell_lr", "seed_index"])
+CELL = ["task", "alternative", "kernel", "attention_layers"]
+cells = df.groupby(CELL, sort=False, as_index=False).first()
+reported = df[df["lr"] == df["cell_lr"]]
+cells = cells.merge(reported.groupby(CELL, as_index=False).agg(
+    at_budget=("outcome", lambda o: int((o == "budget").sum())), seeds=("outcome", "size")),
+    on=CELL)
+
+
+def mark_budget(ax, x, y, part):
+    """Say beside each point how many of its cell's seeds stopped at their budget."""
+    for xi, yi, r in zip(x, y, part.itertuples(), strict=True):
+        if r.at_budget:
+            ax.annotate(f"{r.at_budget} of {r.seeds} seeds at the\nbudget: censored", (xi, yi),
+                        xytext=(10, -8), textcoords="offset points", va="top", fontsize=7)
+
 with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
     recall = cells[cells["task"] == "recall"]
     full = recall[recall["alternative"] == "attention"]
@@ -33,6 +47,7 @@ with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
         rec_ax.errorbar(part["attention_layers"], y, yerr=[y - part["cell_accuracy_min"],
                                                           part["cell_accuracy_max"] - y],
                         color=color, capsize=3, lw=1.2, marker=marker, label=label)
+        mark_budget(rec_ax, part["attention_layers"], y, part)
     for ax, part in ((rec_ax, recall), (cnt_ax, cells[cells["task"] == "count"])):
         if len(part):
             r = part.iloc[0]
@@ -45,6 +60,7 @@ with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
         cnt_ax.bar([f"kernel {k}" for k in count["kernel"]], y, color=colors,
                    edgecolor=PALETTE[0], yerr=[y - count["cell_accuracy_min"],
                                                count["cell_accuracy_max"] - y], capsize=4)
+        mark_budget(cnt_ax, range(len(count)), y, count)
     rec_ax.set_xlabel("attention layers kept on top (k)")
     rec_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     rec_ax.set_ylabel("held-out accuracy (mean, lowest to highest seed)")
