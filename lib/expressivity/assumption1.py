@@ -82,6 +82,27 @@ def reach_steps(masks, max_layers: int | None = None) -> int | None:
         t += 1
 
 
+def heard_from(layers) -> np.ndarray:
+    """Condition 3's sets after the given layers, as an encoder with residual connections computes
+    them: ``H[k, j]`` True iff token ``j`` can reach position ``k``'s output through ``layers``
+    (one mask per layer, bottom first; ``(n, n)``, or ``(heads, n, n)``, whose union over the
+    heads routes), ``S_k^t = {k} | union_{j in A_k^t} S_j^{t-1}``, ``S_k^0 = {k}``.
+
+    The residual ``X + Attn(X)`` keeps each position's own state, so ``k`` is in its own set
+    whatever the mask (Assumption 1's self-loops hold by construction). A position's output is a
+    function of the tokens in its set alone (the embedding, the layer norms and the feed-forward
+    maps act position by position), so a token outside it cannot inform it (ours [D])."""
+    if isinstance(layers, np.ndarray) and layers.ndim == 2:
+        raise ValueError("layers must be a list of masks, one per layer, got one 2-d array; "
+                         "wrap it in a list")
+    routes = _check_masks([np.asarray(m).any(axis=0) if np.ndim(m) == 3 else m for m in layers])
+    n = routes[0].shape[0]
+    heard = np.eye(n, dtype=bool)
+    for mask in routes:
+        heard = ((mask | np.eye(n, dtype=bool)).astype(np.int64) @ heard) > 0
+    return heard
+
+
 def hamiltonian_path(masks, budget: int | None = None) -> tuple[bool | None, list[int] | None]:
     """Condition 2 on the union graph: ``(found, gamma)``.
 

@@ -128,3 +128,25 @@ def majority_accuracy(task: str, n: int, vocab: int, cap: int = 6) -> float:
     p = 1.0 / vocab
     pmf = [math.comb(n - 1, j) * p**j * (1 - p) ** (n - 1 - j) for j in range(cap - 1)]
     return float(max([*pmf, 1.0 - sum(pmf)]))  # counts 1..cap-1, and cap or more
+
+
+def copy_ceiling(heard: np.ndarray, vocab: int) -> float:
+    """The expected token accuracy of the best model for ``copy_task`` whose position ``k`` sees
+    only the tokens ``j`` with ``heard[k, j]`` (``assumption1.heard_from``: what a stack of masked
+    attention layers routes), ``(r + (1 - r) / vocab)`` with ``r`` the share of the scored
+    positions ``n/2 + i`` that hear their source ``i`` (ours [D]).
+
+    A source that does not reach its position is a uniform content token independent of all that
+    the position sees, so any answer there is right with probability ``1 / vocab``; a source that
+    reaches it can be copied exactly. The held-out accuracy of a run exceeds this by no more than
+    the sampling noise of its held-out set."""
+    heard = np.asarray(heard)
+    if heard.ndim != 2 or heard.shape[0] != heard.shape[1] or heard.dtype != bool:
+        raise ValueError(f"heard must be a boolean (n, n) array, got {heard.dtype} "
+                         f"{heard.shape}")
+    n, vocab = heard.shape[0], integer("vocab", vocab, 1)
+    if n % 2 or n < 2:
+        raise ValueError(f"copying needs an even length n >= 2, got {n}")
+    half = n // 2
+    reached = float(heard[half + np.arange(half), np.arange(half)].mean())
+    return reached + (1 - reached) / vocab

@@ -8,9 +8,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.assumption1 import assumption1, hamiltonian_path, reach_steps
+from expressivity.assumption1 import assumption1, hamiltonian_path, heard_from, reach_steps
 from expressivity.attention import Head, self_attention
 from expressivity.reference.universal_approximation import reach_steps_reference
+from expressivity.sequence_encoder import SequenceEncoder
 from expressivity.sparse_patterns import PATTERNS, pattern_masks
 
 
@@ -34,6 +35,44 @@ def test_reach_steps_equals_reference_on_any_masks(n, p, seed):
     rng = np.random.default_rng(seed)
     masks = [rng.random((n, n)) < rng.uniform(0.0, 1.0) for _ in range(p)]
     assert reach_steps(masks) == reach_steps_reference(masks, 4 * n * p)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 3), st.booleans(), st.integers(0, 2**31))
+def test_heard_from_is_what_an_encoder_routes(n, depth, per_head, seed):
+    """``heard_from`` against an encoder with the same masks (random, with or without self-loops,
+    one per head or shared): changing token j changes position k's logits iff j is heard at k."""
+    rng = np.random.default_rng(seed)
+    shape = (2, n, n) if per_head else (n, n)
+    masks = []
+    for _ in range(depth):
+        mask = rng.random(shape) < 0.4
+        mask[..., np.arange(n), rng.integers(0, n, n)] = True  # every query attends some key
+        masks.append(mask)
+    model = SequenceEncoder(5, n, 8, ["attention"] * depth, 3, heads=2, masks=masks,
+                            seeds=[seed % 1000]).double()
+    tokens = torch.as_tensor(rng.integers(0, 5, (1, 1, n)))
+    heard = heard_from(masks)
+    with torch.no_grad():
+        base = model(tokens)[0, 0]
+        for j in range(n):
+            changed = tokens.clone()
+            changed[..., j] = (changed[..., j] + 1) % 5
+            moved = (model(changed)[0, 0] - base).abs().amax(-1) > 1e-12
+            assert moved.tolist() == heard[:, j].tolist(), (j, masks)
+
+
+def test_heard_from_covers_everything_after_the_reach_steps():
+    """With self-loops, the sets of ``s`` layers of the cycle are full iff ``reach_steps <= s``;
+    one 2-d array is refused (a list of layers is expected)."""
+    for name in ("strided", "fixed", "star", "window"):
+        cycle = pattern_masks(name, 16, rng=np.random.default_rng(0))
+        s = reach_steps(cycle)
+        layers = [cycle[t % len(cycle)] for t in range(s)]
+        assert heard_from(layers).all()
+        assert not heard_from(layers[:-1] or [np.zeros((16, 16), dtype=bool)]).all()
+    with pytest.raises(ValueError, match="list of masks"):
+        heard_from(np.ones((4, 4), dtype=bool))
 
 
 @pytest.mark.parametrize("mask", [

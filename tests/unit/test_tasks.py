@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from expressivity.tasks import copy_task, count_task, majority_accuracy, task_classes
+from expressivity.tasks import (
+    copy_ceiling,
+    copy_task,
+    count_task,
+    majority_accuracy,
+    task_classes,
+)
 
 
 def test_copy_task():
@@ -39,3 +45,22 @@ def test_majority_accuracy():
     assert majority_accuracy("count", 16, 8) == pytest.approx(105 / 64 * (7 / 8) ** 13)
     with pytest.raises(ValueError, match="unknown task"):
         majority_accuracy("sort", 8, 4)
+
+
+def test_copy_ceiling():
+    """The share of scored positions that hear their source, the rest right by chance: every
+    source heard gives 1, none 1/vocab, one of four (n = 8) 1/4 + 3/4 / vocab; the other
+    entries of the matrix do not count."""
+    n, vocab = 8, 4
+    assert copy_ceiling(np.ones((n, n), dtype=bool), vocab) == 1.0
+    assert copy_ceiling(np.eye(n, dtype=bool), vocab) == 0.25
+    heard = np.eye(n, dtype=bool)
+    heard[5, 1] = True
+    heard[1, 5] = True  # the source does not listen to its copy: irrelevant
+    assert copy_ceiling(heard, vocab) == pytest.approx(0.25 + 0.75 / vocab)
+    with pytest.raises(ValueError, match="boolean"):
+        copy_ceiling(np.ones((n, n)), vocab)
+    with pytest.raises(ValueError, match="even length"):
+        copy_ceiling(np.ones((3, 3), dtype=bool), vocab)
+    with pytest.raises(ValueError, match="vocab"):
+        copy_ceiling(np.ones((n, n), dtype=bool), 0)

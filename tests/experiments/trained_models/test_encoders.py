@@ -14,6 +14,11 @@ def test_encoder_rows_are_reproducible_and_take_wildcards_as_strings():
     assert rows == copy_rows(pattern="dense", depth="1", **copy)
     # dense attention: every token hears every token after one layer (Assumption 1, s = 1)
     assert rows[0]["assumption1"] is True and rows[0]["reach_layers"] == 1
+    assert rows[0]["reach_ceiling"] == 1.0
+    assert rows[0]["held_out_tokens"] == copy["eval_size"] * copy["n"] // 2
+    # one layer of STAR: only the relay's own copy target hears its source
+    star = copy_rows(pattern="star", depth=1, **copy)[0]
+    assert star["reach_ceiling"] < 1 and star["reach_layers"] == 2
     hybrid = {**TM_HYBRID, "budget": 10, "every": 5, "window": 5}
     rows = hybrid_rows(task="count", alternative="conv", kernel=3, k=0, **hybrid)
     assert rows == hybrid_rows(task="count", alternative="conv", kernel="3", k="0", **hybrid)

@@ -1,7 +1,9 @@
 """Figure: copying accuracy (mean over seeds, bars from the lowest to the highest seed) and
 reliability (the fraction of seeds that reach the target, 95 % Wilson interval) against depth, one
-line per attention pattern; filled markers: some seed reaches the target (existence). The title
-states the verdicts of the claims that name this figure."""
+line per attention pattern; filled markers: some seed reaches the target (existence). Where a
+pattern's masks leave some source unheard at a depth, a short bar of its colour marks the most any
+encoder with those masks can reach (the reach ceiling). The title states the verdicts of the
+claims that name this figure."""
 
 from expressivity.claims import verdict_lines
 from expressivity.io import read_table
@@ -13,11 +15,11 @@ log = job_log(snakemake)
 df = read_table(snakemake.input.copy_depth, [
     "pattern", "depth", "cell_accuracy_mean", "cell_accuracy_min", "cell_accuracy_max",
     "cell_existence", "cell_reliability", "cell_reliability_lo", "cell_reliability_hi", "chance",
-    "target"
+    "target", "reach_ceiling"
 ])
 cells = df.groupby(["pattern", "depth"], sort=False, as_index=False).first()
 patterns = list(dict.fromkeys(cells["pattern"]))
-with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
+with figure(1, 2, figsize=(12, 4.4)) as (fig, (acc_ax, rel_ax)):
     for i, (pattern, part) in enumerate(cells.groupby("pattern", sort=False)):
         part = part.sort_values("depth")
         color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
@@ -33,9 +35,14 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
             ax.scatter(x[found], part[y][found], marker=marker, color=color, zorder=3)
             ax.scatter(x[~found], part[y][~found], marker=marker, facecolors="white",
                        edgecolors=color, zorder=3)
+        capped = part["reach_ceiling"] < 1
+        acc_ax.hlines(part["reach_ceiling"][capped], x[capped] - 0.12, x[capped] + 0.12,
+                      color=color, lw=2.5, zorder=2)
     r = df.iloc[0]
     acc_ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:g}")
     acc_ax.axhline(r["chance"], color="black", ls=":", lw=1, label="chance (1 / vocabulary)")
+    if (df["reach_ceiling"] < 1).any():
+        acc_ax.plot([], [], color="grey", lw=2.5, label="reach ceiling (any model, these masks)")
     acc_ax.set_ylabel("held-out copy accuracy per token\n(mean, lowest to highest seed)")
     rel_ax.set_ylabel("fraction of seeds reaching the target\n(95 % Wilson interval)")
     rel_ax.set_ylim(-0.03, 1.03)
@@ -44,7 +51,9 @@ with figure(1, 2, figsize=(10.5, 4.4)) as (fig, (acc_ax, rel_ax)):
         ax.set_xticks(depths)
         ax.set_xlim(depths[0] - 0.5, depths[-1] + 0.5)
         ax.set_xlabel("encoder depth (attention layers)")
-        ax.legend(fontsize=7, ncol=2)
+    # one legend for both panels, beside them: no line or marker under it
+    rel_ax.legend(*acc_ax.get_legend_handles_labels(), fontsize=7, loc="upper left",
+                  bbox_to_anchor=(1.02, 1.0))
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/copy_depth", width=130)
     fig.suptitle("\n".join([f"Copying task, n = {r['n']}, vocabulary {r['vocab']}: "
                             f"{df['seed_index'].nunique()} seeds, window {r['window']}, lr decay "

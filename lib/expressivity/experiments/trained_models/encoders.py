@@ -4,7 +4,7 @@ one initialisation each) at every learning rate of the grid, all side by side, t
 stage's protocol with early stopping at ``tasks.LEARNED_ACCURACY`` held-out token accuracy.
 
 - ``copy_rows``: an encoder of ``depth`` attention layers cycling through ``pattern``'s masks
-  (``expressivity.sparse_patterns``).
+  (``expressivity.sparse_patterns``), with the accuracy its masks allow (``tasks.copy_ceiling``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from expressivity.arguments import integer
-from expressivity.assumption1 import assumption1
+from expressivity.assumption1 import assumption1, heard_from
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
@@ -24,7 +24,7 @@ from expressivity.experiments.trained_models.runs import (
 )
 from expressivity.rng import generator
 from expressivity.sparse_patterns import pattern_masks
-from expressivity.tasks import LEARNED_ACCURACY, majority_accuracy
+from expressivity.tasks import LEARNED_ACCURACY, copy_ceiling, majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import train_encoders
 from expressivity.training_protocol import encode_curve
@@ -62,7 +62,9 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
               log: logging.Logger | None = None) -> list[dict]:
     """One (pattern, depth) cell of the copying task: one row per run, with whether the cycle of
     masks trained satisfies Yun et al.'s Assumption 1 (``assumption1``) and after how many layers
-    every token has heard from every token (``reach_layers``, empty if never)."""
+    every token has heard from every token (``reach_layers``, empty if never), and the expected
+    accuracy of the best model with the ``depth`` masks trained (``reach_ceiling``: below 1 where
+    some source cannot reach the position that copies it)."""
     depth = wildcard("depth", depth, 1)
     dev = configure_torch(threads, device)
     cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
@@ -77,5 +79,7 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
     cell = {"pattern": pattern, "depth": depth, "n": n, "vocab": vocab,
             "cycle_length": len(cycle), "connections_max": max(int(m.sum()) for m in cycle),
             "assumption1": covered["satisfied"], "reach_layers": covered["s"],
+            "reach_ceiling": copy_ceiling(heard_from(masks), vocab),
+            "held_out_tokens": eval_size * (n // 2),
             "chance": majority_accuracy("copy", n, vocab), **run_info(dev)}
     return cell_rows(runs, proto, **cell)
