@@ -31,6 +31,9 @@ NEEDS_DEFAULT_SCALE = {
     "trained_models.rank1_memorizes", "trained_models.width_growth",
     "trained_models.copy_strided_fixed",
     "trained_models.copy_star_random_fail",
+    # a bound that every run must respect until it stops: 150 steps leave STAR's depth-1 runs at
+    # their budget (censored)
+    "trained_models.copy_within_reach",
     # statistical findings whose test ci.yaml's few trials cannot power (k = 1 alone, 3-5 trials
     # per n) or decide within their margin, and a rate its deltas span too little to decide
     "sparse_approximation.below_n", "sparse_approximation.log_n_out_of_sample",
