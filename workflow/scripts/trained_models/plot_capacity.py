@@ -22,7 +22,7 @@ panels = sorted({(N, a) for N, a in zip(cells["N"], cells["a"], strict=True)})
 arms = list(dict.fromkeys(cells["arm"]))
 cols = min(len(panels), 2)
 rows = -(-len(panels) // cols)
-with figure(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False) as (fig, axes):
+with figure(rows, cols, figsize=(5.2 * cols + 2.2, 3.8 * rows), squeeze=False) as (fig, axes):
     for ax, (N, a) in zip(axes.flat, panels, strict=False):
         own = cells[(cells["N"] == N) & (cells["a"] == a)]
         for i, arm in enumerate(arms):
@@ -41,19 +41,26 @@ with figure(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False) as (fig
             ax.scatter(x[~found], y[~found], marker=marker, facecolors="white",
                        edgecolors=color, zorder=3)
         r = own.iloc[0]
-        ax.axhline(r["target"], color="grey", ls="--", lw=1, label=f"target {r['target']:.4g}")
+        ax.axhline(r["target"], color="grey", ls="--", lw=1,
+                   label="target (99.5 % of the set-consistent ceiling)")
         ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
-                   label=f"token-only ceiling {r['token_ceiling']:.3f}")
+                   label="token-only ceiling (exact)")
+        ceilings = f"token-only ceiling {r['token_ceiling']:.3f}"
         if not math.isnan(r["blind_ceiling"]):
             ax.axhline(r["blind_ceiling"], color="black", ls="-.", lw=1,
-                       label=f"blind ceiling {r['blind_ceiling']:.3f} (uniform, hardmax)")
+                       label="blind ceiling (exact: no uniform\nor hardmax layer exceeds it)")
+            ceilings += f", blind ceiling {r['blind_ceiling']:.3f}"
         ax.set_xscale("log", base=2)
         ax.set_xlabel("FFN width q (arms side by side at each width)")
         ax.set_ylabel("training accuracy per token\n(mean, lowest to highest seed)")
-        ax.set_title(f"N = {N} sentences, ambiguous share a = {a:g}", fontsize=9)
-        ax.legend(fontsize=6)
+        ax.set_title(f"N = {N} sentences, ambiguous share a = {a:g}\n{ceilings}", fontsize=9)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
+    # one legend for every panel, beside the first row: no line or marker under it (the ceilings'
+    # values differ by panel and stand in each panel's title)
+    widest = max(axes[0], key=lambda ax: len(ax.get_legend_handles_labels()[1]))
+    axes[0][-1].legend(*widest.get_legend_handles_labels(), fontsize=7, loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0))
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/capacity")
     fig.suptitle("\n".join([f"One-layer memorization on CoNLL-shaped data "
                             f"({df['seed_index'].nunique()} seeds; filled: some seed at the "

@@ -57,10 +57,12 @@ with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
     if len(count):
         y = count["cell_accuracy_mean"]
         colors = [PALETTE[0] if e == EXISTS else "white" for e in count["cell_existence"]]
-        cnt_ax.bar([f"kernel {k}" for k in count["kernel"]], y, color=colors,
+        cnt_ax.bar([f"kernel {k}" for k in count["kernel"]], y, color=colors, width=0.5,
                    edgecolor=PALETTE[0], yerr=[y - count["cell_accuracy_min"],
                                                count["cell_accuracy_max"] - y], capsize=4)
         mark_budget(cnt_ax, range(len(count)), y, count)
+        # a free slot right of the bars holds the legend
+        cnt_ax.set_xlim(-0.6, len(count) + 0.4)
     rec_ax.set_xlabel("attention layers kept on top (k)")
     rec_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     rec_ax.set_ylabel("held-out accuracy (mean, lowest to highest seed)")
@@ -74,9 +76,9 @@ with figure(1, 2, figsize=(10.5, 5.2)) as (fig, (rec_ax, cnt_ax)):
     if recall.empty:
         rec_ax.text(0.5, 0.5, "recall not run in this config\n(config/paper.yaml runs it)",
                     ha="center", va="center", transform=rec_ax.transAxes, fontsize=9)
-    for ax in (rec_ax, cnt_ax):
+    for ax, where in ((rec_ax, "best"), (cnt_ax, "center right")):
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, loc=where)
     verdicts = verdict_lines(read_table(snakemake.input.claims), "trained_models/hybrid")
     fig.suptitle("\n".join([f"Hybrids of depth {cells['depth'].iloc[0]}: attention on top of "
                             f"alternatives, {df['seed_index'].nunique()} seeds", *verdicts]),
