@@ -412,10 +412,13 @@ def test_a_censored_pattern_leaves_a_copying_claim_open_only_if_it_could_change_
 def test_the_copying_note_says_what_each_trained_mask_covers(table):
     """Whether Yun et al.'s theorem covers a pattern depends on the masks trained (a random draw
     can miss Assumption 1): the note reads it from the cell."""
-    rows = [row for pattern, (holds, reach) in (("star", (True, 2)), ("random", (False, None)))
+    cover = (("star", (True, 2, 1.0)), ("random", (False, None, 0.78125)))
+    rows = [row for pattern, (holds, reach, ceiling) in cover
             for row in cell_rows(runs_of(PLATEAU5, [0.5] * 5), PROTO, pattern=pattern, depth=4,
                                  n=16, vocab=8, chance=0.125, assumption1=holds,
-                                 reach_layers=reach, **RUN)]
+                                 reach_layers=reach, reach_ceiling=ceiling, **RUN)]
     _, row = judged("copy_star_random_fail", {"copy_depth": table("copy_cover", rows)})
-    assert "(Assumption 1 holds, every token reaches every token after 2 layers)" in row["note"]
-    assert "(Assumption 1 fails, some token never reaches every token)" in row["note"]
+    assert ("(Assumption 1 holds, every token reaches every token after 2 layers; its masks "
+            "route every source to its copy)") in row["note"]
+    assert ("(Assumption 1 fails, some token never reaches every token; reach ceiling 0.7812)"
+            in row["note"])

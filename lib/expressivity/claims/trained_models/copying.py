@@ -23,14 +23,18 @@ def _names(patterns: tuple[str, ...]) -> str:
 
 
 def coverage(cell) -> str:
-    """What the trained cycle of masks covers (Yun et al.'s Assumption 1 and the layers until
-    every token has heard from every token), in words; empty for tables without it."""
+    """What the trained cycle of masks covers (Yun et al.'s Assumption 1, the layers until every
+    token has heard from every token, and whether the layers run route every copy's source),
+    in words; empty for tables without it."""
     if pd.isna(cell.get("assumption1", math.nan)):
         return ""
     reach = cell.get("reach_layers", math.nan)
+    ceiling = cell.get("reach_ceiling", math.nan)
+    routes = ("" if pd.isna(ceiling) else "; its masks route every source to its copy"
+              if ceiling >= 1 else f"; reach ceiling {ceiling:.4f}")
     return (f"Assumption 1 {'holds' if bool(cell['assumption1']) else 'fails'}, "
             + (f"every token reaches every token after {int(reach)} layers"
-               if not pd.isna(reach) else "some token never reaches every token"))
+               if not pd.isna(reach) else "some token never reaches every token") + routes)
 
 
 def _deepest(t, patterns: tuple[str, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
