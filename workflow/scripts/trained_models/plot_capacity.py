@@ -45,11 +45,11 @@ with figure(rows, cols, figsize=(5.2 * cols + 2.2, 3.8 * rows), squeeze=False) a
                    label="target (99.5 % of the set-consistent ceiling)")
         ax.axhline(r["token_ceiling"], color="black", ls=":", lw=1,
                    label="token-only ceiling (exact)")
-        ceilings = f"token-only ceiling {r['token_ceiling']:.3f}"
+        ceilings = f"ceilings: token-only {r['token_ceiling']:.3f}"
         if not math.isnan(r["blind_ceiling"]):
             ax.axhline(r["blind_ceiling"], color="black", ls="-.", lw=1,
                        label="blind ceiling (exact: no uniform\nor hardmax layer exceeds it)")
-            ceilings += f", blind ceiling {r['blind_ceiling']:.3f}"
+            ceilings += f", uniform and hardmax {r['blind_ceiling']:.3f}"
         ax.set_xscale("log", base=2)
         ax.set_xlabel("FFN width q (arms side by side at each width)")
         ax.set_ylabel("training accuracy per token\n(mean, lowest to highest seed)")
