@@ -110,11 +110,11 @@ REACH_LEVEL = 0.01
 
 
 def _within_reach(t) -> Measurement:
-    """Every run whose masks leave some source unheard (``reach_ceiling`` < 1; a run still at its
-    budget leaves a pass open, a leak could show later): its held-out
+    """Every run whose masks leave some source unheard (``reach_ceiling`` < 1): its held-out
     correct tokens ``c`` of ``T`` against the most its masks allow, ``R = r T`` routed tokens right
     and the ``U = T - R`` others right by chance, ``c <= R + Binomial(U, 1 / vocab)``; the smallest
-    one-sided p-value ``P(Binomial(U, 1 / vocab) >= c - R)``, Bonferroni-corrected over the runs."""
+    one-sided p-value ``P(Binomial(U, 1 / vocab) >= c - R)``, Bonferroni-corrected over the runs.
+    A run still at its budget leaves a pass open (a leak could show later)."""
     from scipy.stats import binom  # on use: the workflow loads the registry at every start
 
     df = t["copy_depth"]
