@@ -47,7 +47,7 @@ TM_WIDTH_PLAN = planned(
     device=TM_DEVICE,
 )
 TM_COPY_PLAN = planned(
-    TM, "cost.copy_cost", "copy", supplied=["depth"], device=TM_DEVICE
+    TM, "cost.copy_cell_cost", "copy", supplied=["pattern", "depth"], device=TM_DEVICE
 )
 TABLES[TM] = {
     "memorization_curve": gathered(

@@ -57,3 +57,22 @@ def test_a_grid_of_rates_side_by_side_costs_one_rates_steps_on_a_gpu():
     apart, padded = (cost.capacity_cost(lr=[0.1], **{**wide, "widths_side_by_side": s})
                      for s in (False, True))
     assert padded[0] > apart[0]
+
+
+def test_a_copy_cell_its_masks_cannot_route_is_planned_to_its_plateau():
+    """A copy-table cell below full reach (STRIDED at depth 1: no source reaches its copy) cannot
+    stop at the target: planned at ``PLATEAU_WINDOWS`` windows of its steps, at most the budget;
+    a cell that can (depth 2) as ``copy_cost`` plans it, at the share of its budget the default's
+    copying cells used."""
+    cell = dict(seeds=5, n=16, vocab=8, d_model=32, heads=2, lr=[0.003], batch=32, every=50,
+                window=2500, min_gain=0.01, eval_size=512)
+
+    def work(seconds):  # the job's steps, as a share of its whole budget's
+        return (seconds - cost.START_SECONDS) / cost.BUDGET_USED["copy"]
+
+    for budget, share in ((7500, cost.PLATEAU_WINDOWS * 2500 / 7500), (5000, 1.0)):
+        below = cost.copy_cell_cost(pattern="strided", depth=1, seed=7, budget=budget, **cell)
+        whole = work(cost.copy_cost(depth=1, budget=budget, **cell)[0])
+        assert abs(below[0] - cost.START_SECONDS - share * whole) < 1e-9
+    reachable = cost.copy_cell_cost(pattern="strided", depth=2, seed=7, budget=7500, **cell)
+    assert reachable == cost.copy_cost(depth=2, budget=7500, **cell)

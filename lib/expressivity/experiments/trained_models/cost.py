@@ -39,7 +39,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from expressivity.assumption1 import heard_from
 from expressivity.experiments.trained_models import capacity
+from expressivity.experiments.trained_models.runs import copy_masks
+from expressivity.tasks import LEARNED_ACCURACY, copy_ceiling
 
 #: Resident size of a Python process with torch imported (measured: about 360 MB).
 BASE_BYTES = 450 * 2**20
@@ -64,6 +67,11 @@ EVAL_CHUNK = 64
 #: the time planned at it: the cells that fix the paper plan are those that run to a plateau.
 BUDGET_USED = {"memorization": 0.31, "heads": 0.14, "width": 0.34, "copy": 0.17, "hybrid": 0.43,
                "capacity": 0.71}
+#: A copy-table cell whose masks cannot route every source to its copy (its reach ceiling is below
+#: the target) cannot stop at the target: every run stops on a plateau, a window without a gain
+#: after its last one, the decay and a second window. Its length in windows, fitted to the default
+#: run's cells below full reach (2026-11-28: 5,150 to 6,100 steps at a window of 2,500).
+PLATEAU_WINDOWS = 2.2
 
 
 def _grid(lr) -> int:
@@ -77,11 +85,11 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int,
 
 
 def planned_seconds(kind: str, steps_seconds: float, rates: dict | None, steps: float,
-             step: str) -> tuple[float, float | None]:
+             step: str, used: float | None = None) -> tuple[float, float | None]:
     """``(CPU seconds, GPU seconds)`` of a job of ``kind`` whose every budgeted step together
     takes ``steps_seconds`` on a core, or ``steps`` launch-bound steps of kind ``step`` on the GPU:
-    the share ``BUDGET_USED[kind]`` of them, after the job's start."""
-    used = BUDGET_USED[kind]
+    the share ``used`` of them (``BUDGET_USED[kind]`` when None), after the job's start."""
+    used = BUDGET_USED[kind] if used is None else used
     gpu = None if rates is None else rates["gpu_job_start_s"] + used * steps * rates[step]
     return START_SECONDS + used * steps_seconds, gpu
 
@@ -128,8 +136,8 @@ def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes
 
 
 def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, batch: int,
-             budget: int, every: int, eval_size: int,
-             rates: dict | None) -> tuple[float, int, float | None]:
+             budget: int, every: int, eval_size: int, rates: dict | None,
+             used: float | None = None) -> tuple[float, int, float | None]:
     replicas = seeds * _grid(lr)  # every learning rate's seeds side by side
     flops = n * (6 * d_model**2 + 2 * n * d_model)
     step = layers * (ENC_STEP + ENC_FLOP * 3 * replicas * batch * flops)
@@ -137,7 +145,8 @@ def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, ba
     evaluations = math.ceil(budget / every)
     # an evaluation is a forward pass: about a third of a step's launches on a GPU
     seconds, gpu = planned_seconds(kind, budget * step + evaluations * evaluate, rates,
-                                   layers * (budget + evaluations / 3), "encoder_layer_step_s")
+                                   layers * (budget + evaluations / 3), "encoder_layer_step_s",
+                                   used)
     # a step keeps every layer's activations for its backward; an evaluation's forward pass runs
     # EVAL_CHUNK sequences at a time and keeps none
     activations = 4 * 24 * replicas * n * (d_model + n)
@@ -152,6 +161,21 @@ def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads
     del vocab, heads, window, min_gain
     return _encoder("copy", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
                     budget=budget, every=every, eval_size=eval_size, rates=rates)
+
+
+def copy_cell_cost(*, pattern: str, depth: int, seed: int, seeds: int, n: int, vocab: int,
+                   d_model: int, heads: int, lr, batch: int, budget: int, every: int,
+                   window: int, min_gain: float, eval_size: int,
+                   rates: dict | None = None) -> tuple[float, int, float | None]:
+    """One (pattern, depth) cell of the copy table: ``copy_cost``, unless the cell's masks
+    (``runs.copy_masks``) leave its reach ceiling (``tasks.copy_ceiling``) below the target; then
+    every run stops on a plateau, ``PLATEAU_WINDOWS`` windows (at most the budget)."""
+    del heads, min_gain
+    _, masks = copy_masks(pattern, depth, n=n, seed=seed)
+    reachable = copy_ceiling(heard_from(masks), vocab) >= LEARNED_ACCURACY
+    used = None if reachable else min(1.0, PLATEAU_WINDOWS * window / budget)
+    return _encoder("copy", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
+                    budget=budget, every=every, eval_size=eval_size, rates=rates, used=used)
 
 
 def hybrid_cost(*, task: str, seeds: int, n: int, count_n: int, vocab: int, d_model: int,

@@ -16,6 +16,7 @@ from expressivity.assumption1 import assumption1, heard_from
 from expressivity.experiments.trained_models.runs import (
     STAGE,
     cell_rows,
+    copy_masks,
     job_progress,
     learning_rates,
     protocol,
@@ -23,7 +24,6 @@ from expressivity.experiments.trained_models.runs import (
     wildcard,
 )
 from expressivity.rng import generator
-from expressivity.sparse_patterns import pattern_masks
 from expressivity.tasks import LEARNED_ACCURACY, copy_ceiling, majority_accuracy
 from expressivity.torch_runtime import configure_torch, run_info
 from expressivity.training import train_encoders
@@ -67,8 +67,7 @@ def copy_rows(*, pattern: str, depth: int | str, seed: int, threads: int, device
     some source cannot reach the position that copies it)."""
     depth = wildcard("depth", depth, 1)
     dev = configure_torch(threads, device)
-    cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
-    masks = [cycle[layer % len(cycle)] for layer in range(depth)]
+    cycle, masks = copy_masks(pattern, depth, n=n, seed=seed)
     runs, proto = _cell("copy", {"pattern": pattern, "depth": depth}, seed=seed, seeds=seeds,
                         lr=lr, budget=budget, every=every, window=window, min_gain=min_gain,
                         lr_decay=lr_decay, log=log, label=f"{pattern} L={depth}",

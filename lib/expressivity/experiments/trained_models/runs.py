@@ -11,7 +11,9 @@
   summary where a cell's learning rates ran as jobs of their own (``lr_name`` names them);
 - ``replicas``: the (learning rate, seed) pairs of a cell, trained side by side as replicas of
   one training;
-- ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log).
+- ``job_progress``: a ``joblog.Progress`` over the job's steps (or None without a log);
+- ``copy_masks``: the masks of a copy-table cell, layer by layer (the job trains them, the plan
+  reads from them whether the cell can reach its target).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pandas as pd
 from expressivity.arguments import integer
 from expressivity.joblog import Progress
 from expressivity.rng import generator
+from expressivity.sparse_patterns import pattern_masks
 from expressivity.training_protocol import Protocol, cell_summary
 
 STAGE = "trained_models"
@@ -43,6 +46,15 @@ def run_seeds(seed: int, job: str, seeds: int, **keys) -> tuple[int, ...]:
     integer("seeds", seeds, 1)
     return tuple(torch_seed(generator(seed, f"{STAGE}.{job}", **keys, seed=i))
                  for i in range(seeds))
+
+
+def copy_masks(pattern: str, depth: int, *, n: int, seed: int) -> tuple[list, list]:
+    """A copy-table cell's cycle of ``pattern``'s masks at length ``n``
+    (``sparse_patterns.pattern_masks``; a random pattern drawn from the stream
+    ``rng.generator(seed, "trained_models.pattern", pattern=pattern)``) and its ``depth`` layers'
+    masks, bottom first, cycling through it."""
+    cycle = pattern_masks(pattern, n, rng=generator(seed, f"{STAGE}.pattern", pattern=pattern))
+    return cycle, [cycle[layer % len(cycle)] for layer in range(integer("depth", depth, 1))]
 
 
 def protocol(*, target: float, budget: int, every: int, window: int, min_gain: float,
