@@ -13,7 +13,7 @@ BY_ID = {c.id.split(".", 1)[1]: c for c in CLAIMS}
 
 
 def _runs(accuracies, outcome="plateau", **cell):
-    return [{"lr": 0.01, "cell_lr": 0.01, "seed_index": i, "accuracy": a,
+    return [{"lr": 0.01, "cell_lr": 0.01, "seed_index": i, "accuracy": a, "target": 0.99,
              "outcome": "reached" if a >= 0.99 else outcome, "precision": "float32",
              "cell_accuracy_mean": sum(accuracies) / len(accuracies), **cell}
             for i, a in enumerate(accuracies)]
@@ -116,6 +116,31 @@ def test_star_load_needs_two_lengths_and_tracks_the_load():
     assert claim.judge(_star(falls))["status"] == "pass"
     by_n = [(16, 16, [0.8]), (32, 16, [0.8]), (16, 32, [0.4]), (32, 32, [0.4])]
     assert claim.judge(_star(by_n))["status"] == "fail"
+
+
+def test_star_load_counts_every_run_that_reached_the_target_alike():
+    """Within each n the two lighter cells reach the target and stop just above it. Read as they
+    are, the lightest cell's 0.9915 against the middle one's 0.9975 puts rho at -0.4 within each
+    n (no clear fall); at most the target, the two tie and the heavy cell's failure is the fall."""
+    from scipy.stats import spearmanr
+
+    cells = [(d, n, acc) for n in (16, 32)
+             for d, acc in ((16, [0.6, 0.62]), (32, [0.997, 0.998]), (64, [0.991, 0.992]),
+                            (128, [0.993, 0.994]))]
+    loads = [n * 3 / d for d, n, _ in cells[:4]]
+    raw = spearmanr(loads, [sum(a) / 2 for _, _, a in cells[:4]]).statistic
+    assert raw > -0.5  # the final accuracies as they are would not show the fall
+    row = BY_ID["star_load"].judge(_star(cells))
+    assert row["status"] == "pass", row["note"]
+
+
+def test_hybrid_monotone_k_ties_cells_that_reached_the_target():
+    """k = 1 and all attention both reach the target; where each stopped above it (0.997 against
+    0.991, seeds alike) is no fall."""
+    tables = _hybrid([0.3, 0.35, 0.32], [0.997, 0.9972, 0.9971], [0.991, 0.9912, 0.9911],
+                     [0.5, 0.52, 0.51], [0.9, 0.92, 0.95])
+    row = BY_ID["hybrid_monotone_k"].judge(tables)
+    assert row["status"] == "pass" and row["measured"] == pytest.approx(0.0, abs=1e-12), row["note"]
 
 
 def _hybrid(alone, one, full, small, large):

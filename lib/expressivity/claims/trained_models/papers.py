@@ -3,7 +3,11 @@
 
 Cells are read at their reported learning rate (``cell_lr``); a comparison of two cells uses the
 difference of their mean final accuracies over seeds and its standard error (Welch), and is
-censored when a seed of either stopped at its budget (it could still move the mean). The sparsity
+censored when a seed of either stopped at its budget (it could still move the mean). A final
+accuracy counts at most the target (``_final``): a run that reaches it stops at the first
+evaluation above it, so how far above it lands is where that evaluation fell, not a property of
+the cell, and two cells that both reach the target tie (read as they are, 0.996 against 0.992
+with a standard error of 0.0005 would be a "fall"). The sparsity
 sweep's cells mostly reach the target, where early stopping leaves every final accuracy just above
 it: its comparisons read both cells at a common step instead, the last evaluation before any of
 their runs stopped (the paper's fixed training budget; ``_at_common_step``). A comparison
@@ -60,6 +64,12 @@ def _runs(df: pd.DataFrame, **keys) -> pd.DataFrame:
     for key, value in keys.items():
         mask &= df[key] == value
     return df[mask]
+
+
+def _final(runs: pd.DataFrame) -> np.ndarray:
+    """The runs' final held-out accuracies, each at most its run's target: ``min(accuracy,
+    target)``, so that every run that reached the target counts the same."""
+    return np.minimum(runs["accuracy"].to_numpy(float), runs["target"].to_numpy(float))
 
 
 def _censored(*runs: pd.DataFrame) -> bool:
@@ -281,17 +291,24 @@ def configuration_gaps(df: pd.DataFrame) -> pd.DataFrame:
 # ---- Yun et al. 2020b: STAR's relay ---------------------------------------------------------------
 
 
+def _star_cells(df: pd.DataFrame) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    """STAR's relay: one row per (d_model, n) cell, and each cell's final accuracies
+    (``_final``)."""
+    per = cells(df, ["d_model", "n"])
+    return per, [_final(_runs(df, d_model=r.d_model, n=r.n)) for r in per.itertuples()]
+
+
 def _star_load(t) -> Measurement:
     df = t["star_bottleneck"]
-    per = cells(df, ["d_model", "n"])
+    per, runs = _star_cells(df)
+    means = np.array([r.mean() for r in runs])
     if per["n"].nunique() < 2 or per["d_model"].nunique() < 2:
         return not_evaluated("paper config", "two or more lengths n and widths are needed to tell "
                              "a fall with the load from one with n alone; "
-                             + ", ".join(f"d={r.d_model} n={r.n} load {r.load:.2f}: "
-                                         f"{r.cell_accuracy_mean:.3f}" for r in per.itertuples()),
+                             + ", ".join(f"d={r.d_model} n={r.n} load {r.load:.2f}: {m:.3f}"
+                                         for r, m in zip(per.itertuples(), means, strict=True)),
                              precision(df))
-    rho, within = _load_rhos(per["load"].to_numpy(float), per["n"].to_numpy(),
-                             per["cell_accuracy_mean"].to_numpy(float))
+    rho, within = _load_rhos(per["load"].to_numpy(float), per["n"].to_numpy(), means)
     note = (f"Spearman rho(load, mean accuracy) {rho:.2f} over {len(per)} cells; within each n: "
             + ", ".join(f"{w:.2f}" for w in within))
     if _censored(df[df["lr"] == df["cell_lr"]]):
@@ -315,12 +332,9 @@ def _load_rhos(load: np.ndarray, n: np.ndarray, acc: np.ndarray) -> tuple[float,
 def _star_load_power(t, rng: np.random.Generator) -> list[Power]:
     """Each cell's mean over its seeds drawn from the pooled runs of its n (a fall tracking n
     alone) or of every cell (none); the claim is rejected when a rho is above -0.5."""
-    df = t["star_bottleneck"]
-    per = cells(df, ["d_model", "n"])
+    per, runs = _star_cells(t["star_bottleneck"])
     if per["n"].nunique() < 2 or per["d_model"].nunique() < 2:
         return []
-    runs = [_runs(df, d_model=r.d_model, n=r.n)["accuracy"].to_numpy(float)
-            for r in per.itertuples()]
     load, n = per["load"].to_numpy(float), per["n"].to_numpy()
     by_n = {m: np.concatenate([r for r, k in zip(runs, n, strict=True) if k == m])
             for m in np.unique(n)}
@@ -365,8 +379,8 @@ def _name(alternative: str, kernel: int) -> str:
 
 def _alone(rec: pd.DataFrame, per: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
     return [(_name(r.alternative, r.kernel),
-             _runs(rec, alternative=r.alternative, kernel=r.kernel, attention_layers=0)["accuracy"]
-             .to_numpy(float)) for r in per[per["attention_layers"] == 0].itertuples()]
+             _final(_runs(rec, alternative=r.alternative, kernel=r.kernel, attention_layers=0)))
+            for r in per[per["attention_layers"] == 0].itertuples()]
 
 
 def _below_attention(t) -> Measurement:
@@ -377,7 +391,7 @@ def _below_attention(t) -> Measurement:
     if full.empty or not alone:
         return not_evaluated("no items", "no all-attention or alternative-alone cell on recall",
                              precision(t["hybrid"]))
-    att = full["accuracy"].to_numpy(float)
+    att = _final(full)
     lows, notes = [], []
     for name, acc in alone:
         diff, se = _diff(att, acc)
@@ -394,7 +408,7 @@ def _below_attention_power(t, rng: np.random.Generator) -> list[Power]:
     alone = _alone(rec, per)
     if full.empty or not alone:
         return []
-    att = full["accuracy"].to_numpy(float)
+    att = _final(full)
     return [_margin_power(att, max(len(a) for _, a in alone), rng,
                           "an alternative alone like all attention",
                           "both cells' seeds drawn from the all-attention runs")]
@@ -406,14 +420,14 @@ def _partial_replace(t) -> Measurement:
     rec, full, per = _recall(t)
     if full.empty:
         return not_evaluated("no items", "no all-attention cell on recall", precision(rec))
-    att = full["accuracy"].to_numpy(float)
+    att = _final(full)
     shares, notes = [], []
     for (alt, kernel), _part in per.groupby(["alternative", "kernel"], sort=False):
-        one = _runs(rec, alternative=alt, kernel=kernel, attention_layers=1)["accuracy"]
-        none = _runs(rec, alternative=alt, kernel=kernel, attention_layers=0)["accuracy"]
-        if one.empty or none.empty:
+        one = _final(_runs(rec, alternative=alt, kernel=kernel, attention_layers=1))
+        none = _final(_runs(rec, alternative=alt, kernel=kernel, attention_layers=0))
+        if not (one.size and none.size):
             continue
-        gap, se = _diff(att, none.to_numpy(float))
+        gap, se = _diff(att, none)
         if gap - 2 * se <= 0:
             notes.append(f"{_name(alt, kernel)}: no gap to recover ({gap:.3f} +- {2 * se:.3f})")
             continue
@@ -436,14 +450,13 @@ def _partial_replace_power(t, rng: np.random.Generator) -> list[Power]:
     rec, full, per = _recall(t)
     if full.empty:
         return []
-    att = full["accuracy"].to_numpy(float)
+    att = _final(full)
     shares = []
     for (alt, kernel), _part in per.groupby(["alternative", "kernel"], sort=False):
-        one = _runs(rec, alternative=alt, kernel=kernel, attention_layers=1)["accuracy"]
-        none = _runs(rec, alternative=alt, kernel=kernel, attention_layers=0)["accuracy"]
-        if one.empty or none.empty:
+        one = _final(_runs(rec, alternative=alt, kernel=kernel, attention_layers=1))
+        none = _final(_runs(rec, alternative=alt, kernel=kernel, attention_layers=0))
+        if not (one.size and none.size):
             continue
-        none = none.to_numpy(float)
         gap, se = _diff(att, none)
         if gap - 2 * se <= 0:
             continue
@@ -465,11 +478,11 @@ def _k_series(t) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
     out = []
     for (alt, kernel), part in per.groupby(["alternative", "kernel"], sort=False):
         series = [(f"k={r.attention_layers}",
-                   _runs(rec, alternative=alt, kernel=kernel, attention_layers=r.attention_layers)
-                   ["accuracy"].to_numpy(float))
+                   _final(_runs(rec, alternative=alt, kernel=kernel,
+                                attention_layers=r.attention_layers)))
                   for r in part.sort_values("attention_layers").itertuples()]
         if not full.empty:
-            series.append(("all attention", full["accuracy"].to_numpy(float)))
+            series.append(("all attention", _final(full)))
         if len(series) >= 2:
             out.append((_name(alt, kernel), series))
     return out
@@ -502,13 +515,13 @@ def _count_kernels(t) -> tuple[np.ndarray, np.ndarray, str] | None:
     kernels = sorted(count["kernel"].unique())
     if len(kernels) < 2:
         return None
-    small = _runs(count, kernel=kernels[0])
-    large = _runs(count, kernel=kernels[-1])
-    n, depth = int(small["n"].iloc[0]), int(small["depth"].iloc[0])
+    small_runs = _runs(count, kernel=kernels[0])
+    small, large = _final(small_runs), _final(_runs(count, kernel=kernels[-1]))
+    n, depth = int(small_runs["n"].iloc[0]), int(small_runs["depth"].iloc[0])
     note = (f"kernel {kernels[0]} (sees {depth * (kernels[0] - 1) // 2} of n - 1 = {n - 1} "
-            f"neighbours) {small['accuracy'].mean():.3f}, kernel {kernels[-1]} (sees "
-            f"{depth * (kernels[-1] - 1) // 2}) {large['accuracy'].mean():.3f}")
-    return large["accuracy"].to_numpy(float), small["accuracy"].to_numpy(float), note
+            f"neighbours) {small.mean():.3f}, kernel {kernels[-1]} (sees "
+            f"{depth * (kernels[-1] - 1) // 2}) {large.mean():.3f}")
+    return large, small, note
 
 
 def _receptive_field(t) -> Measurement:
@@ -537,8 +550,10 @@ def _receptive_field_power(t, rng: np.random.Generator) -> list[Power]:
                           "both cells' seeds drawn from the wide kernel's runs")]
 
 
+#: How the comparisons of final accuracies read a run that reached the target (``_final``).
+AT_MOST_TARGET = "each run's final accuracy counted at most the target, so that cells that reach it tie"
 MEAN_2SE = ("the difference of the two cells' mean final accuracies over seeds must exceed twice "
-            "its standard error (about a one-sided 97.5 % bound)")
+            f"its standard error (about a one-sided 97.5 % bound); {AT_MOST_TARGET}")
 
 CLAIMS = [
     Claim(
@@ -610,7 +625,7 @@ CLAIMS = [
         metric="the largest of Spearman's rho(load, mean accuracy) over all cells and within "
                "each n", op="<=", threshold=STAR_RHO,
         why="a clearly decreasing rank order (a convention); within each n it rules out a fall "
-            "tracking n alone", figure="star_bottleneck", tables=("star_bottleneck",),
+            f"tracking n alone; {AT_MOST_TARGET}", figure="star_bottleneck", tables=("star_bottleneck",),
         evaluate=_star_load, alternatives=(N_ALONE, NO_FALL), power=_star_load_power,
     ),
     Claim(
@@ -640,8 +655,9 @@ CLAIMS = [
         metric="smallest over the alternatives of (mean at k = 1 - mean at k = 0) / (mean all "
                "attention - mean at k = 0)", op=">=", threshold=RECOVERED,
         why="the paper's 'partially replace' made a number (a convention); an alternative with no "
-            "gap beyond 2 standard errors is skipped", figure="hybrid", tables=("hybrid",),
-        evaluate=_partial_replace, alternatives=(ADDS_NOTHING,), power=_partial_replace_power,
+            f"gap beyond 2 standard errors is skipped; {AT_MOST_TARGET}", figure="hybrid",
+        tables=("hybrid",), evaluate=_partial_replace, alternatives=(ADDS_NOTHING,),
+        power=_partial_replace_power,
     ),
     Claim(
         id="trained_models.hybrid_monotone_k",
@@ -653,7 +669,7 @@ CLAIMS = [
         provenance=f"{YA} Sec. 5 figure recalled [M]; sizes ours [O]",
         metric="the largest fall of the mean accuracy from k to the next larger k, less 2 "
                "standard errors", op="<=", threshold=0.0,
-        why="a fall within twice its standard error over seeds is not a fall",
+        why=f"a fall within twice its standard error over seeds is not a fall; {AT_MOST_TARGET}",
         figure="hybrid", tables=("hybrid",), evaluate=_monotone_k,
         alternatives=(FALL_K,), power=_monotone_k_power,
     ),
