@@ -325,6 +325,20 @@ def test_the_paper_plan_feeds_the_gpu_first_and_runs_each_hybrid_learning_rate_a
     assert all(rates.count(lr) == len(rates) // len(hybrid["lr"]) for lr in set(rates))
 
 
+def test_a_training_job_asks_a_cluster_for_its_whole_budget():
+    """config/paper.yaml: a hybrid's length is not known before it runs (the convolution alone
+    runs to its budget where the cells with attention stop early), so its runtime covers its whole
+    budget with the margin, not the share of it that the plan predicts: a cluster would kill a
+    job that outlives its runtime, and kill it again when rerun."""
+    from expressivity.experiments.trained_models.cost import BUDGET_USED, START_SECONDS
+
+    hybrids = [j for j in dry_run("config/paper.yaml") if j.rule == "tm_hybrid" and not j.gpu]
+    assert hybrids
+    for job in hybrids:
+        whole = START_SECONDS + (job.cpu_s - START_SECONDS) / BUDGET_USED["hybrid"]
+        assert job.runtime_min * 60 >= 1.5 * whole > 1.5 * job.cpu_s * 2, job.wildcards
+
+
 def test_the_device_check_runs_its_steps_on_the_cpu(tmp_path):
     """benchmarks/device_check.sh --dry: both halves' plumbing at toy sizes on the CPU (the GPU
     tests collected, not run); every figure written and summarised, no rates table (the figures

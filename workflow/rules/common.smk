@@ -240,20 +240,24 @@ def placement(device, seconds, gpu_seconds):
 JOB_RESOURCES = ("runtime", "mem_mb", "gpu", "cpu_ms", "gpu_ms")
 
 
-def job_resources(seconds, peak_bytes, gpu_seconds=None, device="cpu"):
+def job_resources(seconds, peak_bytes, gpu_seconds=None, whole=None, device="cpu"):
     """The resources of a job from its cost model's predicted seconds on one CPU core, peak bytes
     and (for a job with a GPU path, whose stage's ``device`` is given) predicted seconds on the
     node's GPU: where it runs (``gpu``: 1 on the GPU, see ``placement``), the predictions
     ``cpu_ms`` and ``gpu_ms`` (0 for a job planned on a core) that `make plan` sums and schedules,
-    and what a cluster is asked for: ``runtime`` (minutes), half again the prediction on its
-    device plus a minute to start (at least CHEAP_RUNTIME), and ``mem_mb``, a quarter more than
-    the predicted memory (at least 500 MB).
+    and what a cluster is asked for: ``runtime`` (minutes), half again the longest the job can run
+    on its device plus a minute to start (at least CHEAP_RUNTIME), and ``mem_mb``, a quarter more
+    than the predicted memory (at least 500 MB). The longest is the prediction, or for a job whose
+    length is not known before it runs (a training that stops at its target or plateau) ``whole``:
+    its (CPU, GPU) seconds at its whole budget, so that a cluster never kills it before its end.
     """
     on_gpu = placement(device, seconds, gpu_seconds) != "cpu"
-    planned = gpu_seconds if on_gpu and gpu_seconds is not None else seconds
+    gpu_planned = on_gpu and gpu_seconds is not None
+    planned = gpu_seconds if gpu_planned else seconds
+    longest = planned if whole is None else whole[1 if gpu_planned else 0]
     return {
         "runtime": max(
-            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * planned / 60)
+            CHEAP_RUNTIME, START_MINUTES + math.ceil(RUNTIME_MARGIN * longest / 60)
         ),
         "mem_mb": max(500, math.ceil(1.25 * peak_bytes / 2**20)),
         "gpu": int(on_gpu),
@@ -328,7 +332,8 @@ def planned(
     the config when a job is sized, so that a refusal can say which settings lower the estimate.
     ``device``: the stage's, for a job with a GPU path; a cost model that takes ``rates`` then gets
     the node GPU's measured rates (``gpu_rates``; None for "cpu") and gives its GPU seconds third,
-    and the job goes where ``placement`` puts it (``job_device`` gives its device param).
+    and the job goes where ``placement`` puts it (``job_device`` gives its device param); a
+    training's cost model gives its whole budget fourth (``job_resources``: the runtime).
     """
     declared = dict(supplied=supplied, keys=keys, given=given)
     job = job_settings(config, stage, function, *sections, **declared)

@@ -1,5 +1,6 @@
 """The trained-models cost model (expressivity.experiments.trained_models.cost)."""
 
+import pytest
 import yaml
 from cases import ROOT
 
@@ -22,7 +23,29 @@ def test_costs_grow_with_the_budget_and_stay_under_the_paper_cap():
     widest = cost.width_cost(N=max(w["N"]), seeds=paper["seeds"], **data, widths=w["widths"],
                              lr=w["lr"], budget=w["budget"], window=w["window"],
                              min_gain=w["min_gain"], every=w["every"])
-    assert widest[0] < 24 * 3600
+    assert 1.5 * widest.whole[0] < 24 * 3600  # its runtime covers its whole budget
+
+
+def test_a_training_is_planned_at_its_share_and_asked_for_its_whole_budget():
+    """A job's prediction counts the share of its budget its kind used (``BUDGET_USED``); its
+    ``whole`` is the same job at its whole budget, on each device, with the same start and the
+    work before the steps (the capacity experiment's dataset): what a runtime must cover."""
+    rates = {"encoder_layer_step_s": 5e-3, "minibatch_step_s": 2e-4, "gpu_job_start_s": 10.0}
+    hybrid = cost.hybrid_cost(task="recall", seeds=5, n=16, count_n=8, vocab=8, d_model=32,
+                              heads=2, lr=[0.003], batch=32, budget=16000, every=50, window=5800,
+                              min_gain=0.01, eval_size=256, depth=4, rates=rates)
+    used = cost.BUDGET_USED["hybrid"]
+    assert hybrid.whole[0] - cost.START_SECONDS == pytest.approx(
+        (hybrid.seconds - cost.START_SECONDS) / used)
+    assert hybrid.whole[1] - 10.0 == pytest.approx((hybrid.gpu - 10.0) / used)
+    cap = dict(arm="sgd", N=64, seeds=5, d=16, n=8, V=200, widths=[2, 8], control_widths=[8],
+               widths_side_by_side=True, batch=8, lr=[0.1], adam_lr=[0.01], budget=9000,
+               every=20)
+    planned, whole = cost.capacity_cost(**cap), cost.capacity_cost(**cap).whole
+    dataset = 0.01 * 200 * 16 / 1000
+    assert whole[1] is None and planned.gpu is None
+    assert whole[0] - dataset - cost.START_SECONDS == pytest.approx(
+        (planned.seconds - dataset - cost.START_SECONDS) / cost.BUDGET_USED["capacity"])
 
 
 def test_the_evaluation_chunk_is_the_training_loops():

@@ -31,13 +31,17 @@ Peak memory is the torch process (``BASE_BYTES``) plus the activations kept for 
 On a GPU the small models of these jobs are bound by kernel launches, not arithmetic: a step costs
 a measured constant per encoder layer, per memorization epoch or per minibatch step, after the GPU
 job's start (``rates``: the GPU's measured rates, ``workflow/device_rates.py``). Each cost function
-returns ``(CPU seconds, peak bytes, GPU seconds)``, the last None without ``rates``.
+returns a ``Cost``: ``(CPU seconds, peak bytes, GPU seconds, whole)``, the GPU seconds None without
+``rates``, and ``whole`` the same two at the whole budget: the longest the job can run, which is
+what a cluster's runtime must cover (a job that outlives its runtime is killed, and rerun with the
+same runtime it would be killed again), whatever share of it the prediction counts.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from expressivity.assumption1 import heard_from
 from expressivity.experiments.trained_models import capacity
@@ -74,6 +78,17 @@ BUDGET_USED = {"memorization": 0.31, "heads": 0.14, "width": 0.34, "copy": 0.17,
 PLATEAU_WINDOWS = 2.2
 
 
+class Cost(NamedTuple):
+    """A trained job's prediction: ``seconds`` on one CPU core and ``gpu`` seconds on the node's
+    GPU (None without its rates) at the share of its budget the job is expected to use, its
+    ``peak`` bytes, and ``whole``: (CPU, GPU) seconds of its whole budget."""
+
+    seconds: float
+    peak: int
+    gpu: float | None
+    whole: tuple[float, float | None]
+
+
 def _grid(lr) -> int:
     return len(lr) if isinstance(lr, (list, tuple)) else 1
 
@@ -85,7 +100,7 @@ def _memorize(*, seeds: int, tokens: int, width: int, mixing: int, epochs: int,
 
 
 def planned_seconds(kind: str, steps_seconds: float, rates: dict | None, steps: float,
-             step: str, used: float | None = None) -> tuple[float, float | None]:
+                    step: str, used: float | None = None) -> tuple[float, float | None]:
     """``(CPU seconds, GPU seconds)`` of a job of ``kind`` whose every budgeted step together
     takes ``steps_seconds`` on a core, or ``steps`` launch-bound steps of kind ``step`` on the GPU:
     the share ``used`` of them (``BUDGET_USED[kind]`` when None), after the job's start."""
@@ -94,69 +109,77 @@ def planned_seconds(kind: str, steps_seconds: float, rates: dict | None, steps: 
     return START_SECONDS + used * steps_seconds, gpu
 
 
+def _cost(kind: str, steps_seconds: float, rates: dict | None, steps: float, step: str,
+          peak: int, used: float | None = None, extra: float = 0.0) -> Cost:
+    """``planned_seconds`` at the share ``used`` and at the whole budget, plus ``extra`` seconds
+    on either device (work before the steps)."""
+    (cpu, gpu), (whole_cpu, whole_gpu) = (planned_seconds(kind, steps_seconds, rates, steps,
+                                                          step, share) for share in (used, 1.0))
+    return Cost(cpu + extra, peak, None if gpu is None else gpu + extra,
+                (whole_cpu + extra, None if whole_gpu is None else whole_gpu + extra))
+
+
 def memorization_cost(*, seeds: int, vocab_size: int, d: int, n: int, n_classes: int, N: int,
                       width: int, lr, budget: int, window: int, min_gain: float, every: int,
-                      rates: dict | None = None) -> tuple[float, int, float | None]:
+                      rates: dict | None = None) -> Cost:
     """One memorization arm: every (learning rate, seed) side by side."""
     del vocab_size, n_classes, window, min_gain  # no noticeable change to the cost
     replicas = seeds * _grid(lr)
-    seconds, gpu = planned_seconds("memorization", _memorize(
+    return _cost("memorization", _memorize(
         seeds=replicas, tokens=N * n, width=width, mixing=n + d, epochs=budget + 1, every=every),
-        rates, budget + 1, "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (width + d + n), gpu
+        rates, budget + 1, "memorization_step_s",
+        BASE_BYTES + 16 * 4 * replicas * N * n * (width + d + n))
 
 
 def heads_cost(*, heads: int, head_size: int, seeds: int, vocab_size: int, d: int, n: int,
                n_classes: int, N: int, width: int, lr, budget: int, window: int,
                min_gain: float, every: int,
-               rates: dict | None = None) -> tuple[float, int, float | None]:
+               rates: dict | None = None) -> Cost:
     """One (heads, head size) cell of the ablation."""
     del vocab_size, n_classes, window, min_gain
     mixing = heads * (head_size * (n + 2 * d) + n)
     replicas = seeds * _grid(lr)
-    seconds, gpu = planned_seconds("heads", _memorize(
+    return _cost("heads", _memorize(
         seeds=replicas, tokens=N * n, width=width, mixing=mixing, epochs=budget + 1, every=every),
-        rates, budget + 1, "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (width + mixing), gpu
+        rates, budget + 1, "memorization_step_s",
+        BASE_BYTES + 16 * 4 * replicas * N * n * (width + mixing))
 
 
 def width_cost(*, N: int, seeds: int, vocab_size: int, d: int, n: int, n_classes: int,
                widths: Sequence[int], lr, budget: int, window: int, min_gain: float,
-               every: int, rates: dict | None = None) -> tuple[float, int, float | None]:
+               every: int, rates: dict | None = None) -> Cost:
     """The bisection over ``widths``: at most ``bit_length(len(widths))`` cells, the widest first
     counted (an upper bound)."""
     del vocab_size, n_classes, window, min_gain
     cells = sorted(widths)[-len(widths).bit_length():]
     replicas = seeds * _grid(lr)
-    seconds, gpu = planned_seconds("width", sum(
+    return _cost("width", sum(
         _memorize(seeds=replicas, tokens=N * n, width=q, mixing=n + d, epochs=budget + 1,
                   every=every)
-        for q in cells), rates, len(cells) * (budget + 1), "memorization_step_s")
-    return seconds, BASE_BYTES + 16 * 4 * replicas * N * n * (max(widths) + d + n), gpu
+        for q in cells), rates, len(cells) * (budget + 1), "memorization_step_s",
+        BASE_BYTES + 16 * 4 * replicas * N * n * (max(widths) + d + n))
 
 
 def _encoder(kind: str, *, seeds: int, layers: int, n: int, d_model: int, lr, batch: int,
              budget: int, every: int, eval_size: int, rates: dict | None,
-             used: float | None = None) -> tuple[float, int, float | None]:
+             used: float | None = None) -> Cost:
     replicas = seeds * _grid(lr)  # every learning rate's seeds side by side
     flops = n * (6 * d_model**2 + 2 * n * d_model)
     step = layers * (ENC_STEP + ENC_FLOP * 3 * replicas * batch * flops)
     evaluate = layers * (ENC_STEP + ENC_FLOP * replicas * eval_size * flops)
     evaluations = math.ceil(budget / every)
-    # an evaluation is a forward pass: about a third of a step's launches on a GPU
-    seconds, gpu = planned_seconds(kind, budget * step + evaluations * evaluate, rates,
-                                   layers * (budget + evaluations / 3), "encoder_layer_step_s",
-                                   used)
     # a step keeps every layer's activations for its backward; an evaluation's forward pass runs
     # EVAL_CHUNK sequences at a time and keeps none
     activations = 4 * 24 * replicas * n * (d_model + n)
     peak = BASE_BYTES + activations * max(layers * batch, min(eval_size, EVAL_CHUNK))
-    return seconds, peak, gpu
+    # an evaluation is a forward pass: about a third of a step's launches on a GPU
+    return _cost(kind, budget * step + evaluations * evaluate, rates,
+                 layers * (budget + evaluations / 3), "encoder_layer_step_s", peak, used)
 
 
 def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads: int, lr,
               batch: int, budget: int, every: int, window: int, min_gain: float, eval_size: int,
-              rates: dict | None = None) -> tuple[float, int, float | None]:
+              rates: dict | None = None) -> Cost:
     """One (pattern, depth) cell of the copying task."""
     del vocab, heads, window, min_gain
     return _encoder("copy", seeds=seeds, layers=depth, n=n, d_model=d_model, lr=lr, batch=batch,
@@ -166,7 +189,7 @@ def copy_cost(*, depth: int, seeds: int, n: int, vocab: int, d_model: int, heads
 def copy_cell_cost(*, pattern: str, depth: int, seed: int, seeds: int, n: int, vocab: int,
                    d_model: int, heads: int, lr, batch: int, budget: int, every: int,
                    window: int, min_gain: float, eval_size: int,
-                   rates: dict | None = None) -> tuple[float, int, float | None]:
+                   rates: dict | None = None) -> Cost:
     """One (pattern, depth) cell of the copy table: ``copy_cost``, unless the cell's masks
     (``runs.copy_masks``) leave its reach ceiling (``tasks.copy_ceiling``) below the target; then
     every run stops on a plateau, ``PLATEAU_WINDOWS`` windows (at most the budget)."""
@@ -181,7 +204,7 @@ def copy_cell_cost(*, pattern: str, depth: int, seed: int, seeds: int, n: int, v
 def hybrid_cost(*, task: str, seeds: int, n: int, count_n: int, vocab: int, d_model: int,
                 heads: int, lr, batch: int, budget: int, every: int, window: int,
                 min_gain: float, eval_size: int, depth: int,
-                rates: dict | None = None) -> tuple[float, int, float | None]:
+                rates: dict | None = None) -> Cost:
     """One hybrid of Yun et al. 2020a on ``task`` (length ``n`` for recall, ``count_n`` for
     counting; attention counted for every layer: an upper bound)."""
     del vocab, heads, window, min_gain
@@ -193,7 +216,7 @@ def hybrid_cost(*, task: str, seeds: int, n: int, count_n: int, vocab: int, d_mo
 def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, widths: list[int],
                   control_widths: list[int], widths_side_by_side: bool, batch: int, lr, adam_lr,
                   budget: int, every: int, rates: dict | None = None,
-                  **_) -> tuple[float, int, float | None]:
+                  **_) -> Cost:
     """One (arm, N, a) job of ``capacity.capacity_rows``: every width and learning rate at the
     share ``BUDGET_USED["capacity"]`` of its budget (a step is one minibatch of ``batch n`` tokens
     per seed, an evaluation a forward pass over the ``N n`` tokens; on the GPU a launch-bound
@@ -211,12 +234,10 @@ def capacity_cost(*, arm: str, N: int, seeds: int, d: int, n: int, V: int, width
         step = MEM_STEP + MEM_FLOP * replicas * batch * n * (q + mixing)
         evaluation = (MEM_STEP + MEM_FLOP * replicas * N * n * (q + mixing)) / 3
         steps_seconds += (budget + 1) * (step + evaluation / every)
-    seconds, gpu = planned_seconds("capacity", steps_seconds, rates,
-                                   len(groups) * (budget + 1) * (1 + 1 / (3 * every)),
-                                   "minibatch_step_s")
-    dataset = 0.01 * V * d / 1000
     # a training pass of the largest group over the larger of a minibatch and an evaluation chunk
     replicas = max(r for r, _ in groups)
     chunk = max(batch, min(N, capacity.eval_chunk(replicas // seeds)))
     peak = BASE_BYTES + 16 * 4 * replicas * chunk * n * (max(grid) + d + n) + 8 * V * V
-    return seconds + dataset, peak, None if gpu is None else gpu + dataset
+    return _cost("capacity", steps_seconds, rates,
+                 len(groups) * (budget + 1) * (1 + 1 / (3 * every)), "minibatch_step_s", peak,
+                 extra=0.01 * V * d / 1000)  # the dataset
