@@ -146,6 +146,9 @@ def search_half(out: Path, scratch: Path, dry: bool) -> dict:
     summary = [f"{k['path']} search on {k['device']} ({k['threads']} threads), n={k['n']}: "
                f"{k['flops'] / k['search_s'] / 1e9:.0f} GFLOP/s, {k['plain_s'] / k['search_s']:.2f}"
                f" of a plain product (goal >= {0.7 if k['path'] == 'numpy' else 0.5})"
+               + (f"; {k['plain_scipy_s'] / k['search_s']:.2f} of scipy's dgemm, the BLAS of its "
+                  f"products ({'; '.join(f'{lib}: {v}' for lib, v in k['blas'].items())})"
+                  if k["path"] == "numpy" else "")
                for k in found["kernel"] + found["numpy_threads"]]
     summary += [f"default job n=64 k=1 on {start['device']}: {start['start_s']:.1f} s before its "
                 f"first trial, {start['trial_s']:.3f} s a trial after it"]

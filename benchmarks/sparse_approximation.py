@@ -7,7 +7,10 @@ Prints, measured in the same run:
 * kernel: the one-pass search as the workflow runs it (the mass rows tracked at every grid point,
   the others pruned) at its achieved GFLOP/s (2 n^2 d_max flops of logits) against a plain numpy
   matmul of the same shape, (n x d_max) @ (d_max x n) (goal in issue 29: at least 0.7x at every
-  BLAS thread count; ``--threads`` repeats it in a fresh process per count);
+  BLAS thread count; ``--threads`` repeats it in a fresh process per count), and against the same
+  product by scipy's dgemm, the BLAS the search's products use (numpy and scipy ship their own
+  OpenBLAS builds: where only numpy's uses the threads, the search cannot), with each library's
+  BLAS (name, version) and, where threadpoolctl is installed, its thread count;
 * end to end, from the target to d_min, both drawing their own factors: ``search_d_min`` as the
   workflow runs it (initial horizon, extensions) against a naive bisection that recomputes the full
   logits for each probe, over the same candidate grid from d_start up to the JL bound (*), the only
@@ -38,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from scipy.linalg.blas import dgemm
 
 from expressivity.approximation_check import logit_values
 from expressivity.attention_mass import sample_rows
@@ -73,6 +77,23 @@ def fastest(repeats: int, fn, *args, **kwargs):
     return runs[-1][0], min(t for _, t in runs)
 
 
+def blas_libraries() -> dict:
+    """numpy's and scipy's BLAS (name and version, from their build configuration) and, where
+    threadpoolctl is installed (it is not a dependency), the threads each loaded BLAS will use."""
+    import scipy
+
+    found = {lib.__name__: "{name} {version}".format(**lib.show_config(mode="dicts")[
+        "Build Dependencies"]["blas"]) for lib in (np, scipy)}
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return found
+    for pool in threadpool_info():
+        if pool["user_api"] == "blas":
+            found[Path(pool["filepath"]).name] = f"{pool['num_threads']} threads"
+    return found
+
+
 def kernel(target, QT, KT, grid, skip_cpu: bool, numpy_only: bool = False,
            repeats: int = 1) -> list[dict]:
     """The one-pass search over a fixed grid (the mass rows tracked, as in the workflow) against a
@@ -90,16 +111,22 @@ def kernel(target, QT, KT, grid, skip_cpu: bool, numpy_only: bool = False,
                               SEARCH["block"], tracked=rows, threads=threads)
         Q, K = np.ascontiguousarray(QT[:d_top].T), np.ascontiguousarray(KT[:d_top].T)
         _, t_plain = fastest(repeats, np.matmul, Q, K.T)
+        _, t_scipy = fastest(repeats, dgemm, 1.0, Q, K.T)
+        blas = blas_libraries()
         print(f"  one-pass search : {t_pass:8.2f} s  {flops / t_pass / 1e9:7.1f} GFLOP/s "
               f"({res.meta['checks']} grid points checked over all row blocks)")
         print(f"  plain matmul    : {t_plain:8.2f} s  {flops / t_plain / 1e9:7.1f} GFLOP/s "
               f"(({n} x {d_top}) @ ({d_top} x {n}))")
+        print(f"  plain scipy dgemm: {t_scipy:7.2f} s  {flops / t_scipy / 1e9:7.1f} GFLOP/s (the "
+              f"same product by the BLAS of the search's products)")
+        print(f"  BLAS: {'; '.join(f'{lib}: {what}' for lib, what in blas.items())}")
         print(f"  ratio search / plain matmul GFLOP/s: {t_plain / t_pass:.2f} at {threads} "
               f"threads (BLAS and the checks; goal >= 0.7; fastest of {repeats}, load "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); against scipy's dgemm "
+              f"{t_scipy / t_pass:.2f}")
         found.append({"device": "cpu", "path": "numpy", "threads": threads, "n": n,
-                      "search_s": t_pass, "plain_s": t_plain, "flops": flops,
-                      "d_min": res.d_min})
+                      "search_s": t_pass, "plain_s": t_plain, "plain_scipy_s": t_scipy,
+                      "flops": flops, "d_min": res.d_min, "blas": blas})
     if numpy_only:
         return found
     return found + torch_kernel(target, QT, KT, grid, rows, flops, skip_cpu)
