@@ -5,7 +5,8 @@ model (the resource ``cpu_ms``), read from a dry run of a clean run of the same 
 this machine's speed against the machine the models were fitted on (``machine_speed``). The
 measurement is the job's ``benchmark:`` record: its CPU time per thread (its time on an idle core,
 whatever else the machine ran; the wall time is in the table too). The band is a factor of 2 either
-way; a cluster is asked for more than the prediction (``runtime``: half again, plus a minute).
+way; a cluster is asked for more than the prediction (``runtime``: half again, plus a minute; for a
+training, half again its whole budget).
 """
 
 import sys
